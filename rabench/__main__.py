@@ -1,0 +1,5 @@
+import sys
+
+from rabench.cli.main import main
+
+sys.exit(main())

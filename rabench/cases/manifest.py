@@ -1,0 +1,122 @@
+"""Stream a suite's ``manifest.jsonl`` one Case at a time.
+
+Format: ``cases/<suite>/manifest.jsonl``; line 1 is a ``SuiteHeader``, every
+further non-blank line one ``Case``; files live beside it at ``Case.file``.
+Nothing holds the whole suite: cases are decoded line by line and file bytes
+are read only when ``read_bytes()`` is called (so a 20,000-case suite costs one
+line of memory at a time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from rabench.contracts import Case, SuiteHeader
+from rabench.errors import UserError
+
+MANIFEST = "manifest.jsonl"
+_case_decoder = msgspec.json.Decoder(Case)
+_header_decoder = msgspec.json.Decoder(SuiteHeader)
+
+
+def describe_decode_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> str:
+    """msgspec's message, made to read as one plain sentence."""
+    return str(exc).replace("`", "")
+
+
+def resolve_in_suite(root: Path, rel: str) -> Path | None:
+    """The file's real path if ``rel`` stays inside ``root`` (no ``..``, absolute path or symlink out)."""
+    if not rel or rel.startswith(("/", "\\")) or os.path.isabs(rel) or "\\" in rel:
+        return None
+    root_real = root.resolve()
+    candidate = (root / rel).resolve()
+    try:
+        candidate.relative_to(root_real)
+    except ValueError:
+        return None
+    return candidate
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedCase:
+    """A decoded case plus where it came from; file bytes are read lazily."""
+
+    case: Case
+    line: int
+    path: Path
+
+    def read_bytes(self) -> bytes:
+        return self.path.read_bytes()
+
+
+class SuiteReader:
+    """A suite folder: its header and a fresh stream of cases each time you iterate."""
+
+    def __init__(self, root: Path, header: SuiteHeader, manifest_sha256: str):
+        self.root = root
+        self.header = header
+        self.manifest_sha256 = manifest_sha256
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / MANIFEST
+
+    def __iter__(self) -> Iterator[LoadedCase]:
+        """Decode cases one line at a time; raise UserError at the first bad line.
+
+        Use ``rabench.cases.validate`` to get every problem instead of the first.
+        """
+        with self.manifest.open("rb") as fh:
+            next(fh, None)  # header
+            for lineno, raw in enumerate(fh, start=2):
+                if not raw.strip():
+                    continue
+                try:
+                    case = _case_decoder.decode(raw)
+                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                    raise UserError(f"{self.manifest}:{lineno}: {describe_decode_error(exc)}") from None
+                path = resolve_in_suite(self.root, case.file)
+                if path is None:
+                    raise UserError(
+                        f"{self.manifest}:{lineno}: case {case.id}: file {case.file} escapes the suite folder"
+                    )
+                yield LoadedCase(case, lineno, path)
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_header(manifest: Path) -> SuiteHeader:
+    with manifest.open("rb") as fh:
+        first = fh.readline()
+    if not first.strip():
+        raise UserError(f"{manifest}:1: empty manifest: the first line must be a suite header")
+    try:
+        return _header_decoder.decode(first)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise UserError(f"{manifest}:1: bad suite header: {describe_decode_error(exc)}") from None
+
+
+def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
+    """Open a suite folder (or its manifest.jsonl) for streaming; one-line errors on bad input."""
+    path = Path(root)
+    if path.name == MANIFEST and path.is_file():
+        path = path.parent
+    manifest = path / MANIFEST
+    if not path.is_dir():
+        raise UserError(f"{path}: no such suite folder")
+    if not manifest.is_file():
+        raise UserError(f"{path}: no {MANIFEST} in this folder")
+    header = read_header(manifest)
+    return SuiteReader(path, header, file_sha256(manifest))

@@ -1,0 +1,112 @@
+"""Validate a whole suite and report *every* problem, one line each.
+
+One pass over the manifest keeps only ids and dependency edges in memory (not
+cases or file bytes), then checks references and cycles. Each problem reads
+``manifest.jsonl:17: case r-0042: file receipts/0042.jpg not found``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from rabench.cases.manifest import (
+    MANIFEST,
+    _case_decoder,
+    describe_decode_error,
+    file_sha256,
+    read_header,
+    resolve_in_suite,
+)
+from rabench.errors import UserError
+
+
+def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[str]]:
+    """Return (number of cases read, problems). An empty problem list means valid."""
+    root = Path(root)
+    manifest = root / MANIFEST
+    if not manifest.is_file():
+        raise UserError(f"{root}: no {MANIFEST} in this folder")
+    problems: list[str] = []
+    where = MANIFEST
+    try:
+        read_header(manifest)
+    except UserError as exc:
+        problems.append(str(exc).replace(str(manifest), where))
+
+    first_line: dict[str, int] = {}
+    deps: dict[str, list[tuple[str, str]]] = {}  # id -> [(kind, other id)]
+    count = 0
+    with manifest.open("rb") as fh:
+        next(fh, None)
+        for lineno, raw in enumerate(fh, start=2):
+            if not raw.strip():
+                continue
+            count += 1
+            try:
+                case = _case_decoder.decode(raw)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                problems.append(f"{where}:{lineno}: {describe_decode_error(exc)}")
+                continue
+            prefix = f"{where}:{lineno}: case {case.id}"
+            if case.id in first_line:
+                problems.append(f"{prefix}: duplicate id (first on line {first_line[case.id]})")
+                continue
+            first_line[case.id] = lineno
+            edges = [("after", a) for a in case.after]
+            if case.lineage is not None:
+                edges.append(("lineage", case.lineage.of))
+            deps[case.id] = edges
+            path = resolve_in_suite(root, case.file)
+            if path is None:
+                problems.append(f"{prefix}: file {case.file} escapes the suite folder")
+            elif not path.is_file():
+                problems.append(f"{prefix}: file {case.file} not found")
+            elif check_hashes and file_sha256(path) != case.sha256.lower():
+                problems.append(f"{prefix}: file {case.file} sha256 mismatch")
+
+    for cid, edges in deps.items():
+        for kind, other in edges:
+            if other not in first_line:
+                problems.append(
+                    f"{where}:{first_line[cid]}: case {cid}: {kind} names unknown case {other}"
+                )
+            elif other == cid:
+                problems.append(f"{where}:{first_line[cid]}: case {cid}: {kind} names itself")
+    for cycle in _cycles(deps, first_line):
+        head = cycle[0]
+        problems.append(
+            f"{where}:{first_line[head]}: case {head}: dependency cycle {' -> '.join(cycle + [head])}"
+        )
+    return count, problems
+
+
+def _cycles(deps: dict[str, list[tuple[str, str]]], known: dict[str, int]) -> list[list[str]]:
+    """One representative cycle per strongly connected group, iteratively (no recursion limit)."""
+    WHITE, GREY, BLACK = 0, 1, 2
+    colour = dict.fromkeys(deps, WHITE)
+    found: list[list[str]] = []
+    for start in deps:
+        if colour[start] != WHITE:
+            continue
+        stack: list[tuple[str, int]] = [(start, 0)]
+        path: list[str] = [start]
+        colour[start] = GREY
+        while stack:
+            node, i = stack[-1]
+            edges = [o for _, o in deps.get(node, []) if o in known and o != node]
+            if i < len(edges):
+                stack[-1] = (node, i + 1)
+                nxt = edges[i]
+                if colour[nxt] == WHITE:
+                    colour[nxt] = GREY
+                    stack.append((nxt, 0))
+                    path.append(nxt)
+                elif colour[nxt] == GREY:
+                    found.append(path[path.index(nxt):])
+            else:
+                colour[node] = BLACK
+                stack.pop()
+                path.pop()
+    return found

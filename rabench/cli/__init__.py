@@ -1,0 +1,1 @@
+"""Command-line interface. One module per subcommand; see ``main.py``."""

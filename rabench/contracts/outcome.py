@@ -1,0 +1,66 @@
+"""What the runner records: one Outcome per (case, target, repetition), and run.json."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from rabench.contracts.verdict import Usage, Verdict
+from rabench.contracts.version import CONTRACTS_VERSION
+
+Status = Literal["ok", "error", "refusal", "timeout", "invalid_output"]
+STATUSES: tuple[str, ...] = ("ok", "error", "refusal", "timeout", "invalid_output")
+
+
+class Outcome(msgspec.Struct, frozen=True, omit_defaults=True):
+    run_id: str
+    case_id: str
+    target: str
+    repetition: int
+    status: Status
+    attempts: int  # 1 + retries
+    latency_s: float | None = None  # monotonic wall time of the final attempt
+    verdict: Verdict | None = None
+    error: str | None = None  # provider message / raw unreadable text, truncated
+    usage: Usage | None = None  # usage also when the call failed after spending tokens
+    finished_at: float = 0.0  # unix time, for time-series views
+
+
+class Capabilities(msgspec.Struct, frozen=True):
+    """What a target can do by construction; the scorer reports "not supported" otherwise."""
+
+    checks: bool = False  # deterministic checks (totals_add_up)
+    memory: bool = False  # memory across checks (duplicates)
+    proofs: bool = False  # verifiable findings (evidence task)
+
+
+class TargetInfo(msgspec.Struct, frozen=True, omit_defaults=True):
+    id: str  # "self", "null", "diy:openai:gpt-5"
+    kind: Literal["self", "diy", "null", "other"]
+    capabilities: Capabilities = Capabilities()
+    model: str | None = None  # pinned model id
+    provider: str | None = None
+    prompt_version: str | None = None
+    settings: dict[str, Any] = {}
+
+
+class RunManifest(msgspec.Struct, omit_defaults=True):
+    """``runs/ID/run.json``: enough to resume, to refuse a mismatched resume, and to score."""
+
+    run_id: str
+    suite_dir: str
+    suite_name: str
+    suite_kind: str
+    manifest_sha256: str
+    targets: list[TargetInfo]
+    repetitions: int
+    seed: int
+    rabench_version: str
+    contracts_version: int = CONTRACTS_VERSION
+    git_commit: str | None = None
+    price_date: str | None = None
+    timeout_s: float = 180.0
+    started_at: float = 0.0
+    finished_at: float | None = None
+    settings: dict[str, Any] = {}

@@ -1,0 +1,1 @@
+"""Targets: the things a benchmark run checks receipts with (``self``, ``diy:...``, ``null``)."""
