@@ -17,7 +17,7 @@ export PYTHONHASHSEED := 0
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
-	@bash scripts/bootstrap.sh "$(PYTHON)" "$(VENV)" "$(PILLOW_SIMD)"
+	@flock /tmp/rabench-venv.lock bash scripts/bootstrap.sh "$(PYTHON)" "$(VENV)" "$(PILLOW_SIMD)"
 	@rm -f $(VENV)/.stamp-*
 	@touch $@
 
