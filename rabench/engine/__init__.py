@@ -1,0 +1,1 @@
+"""The `self` target: a forensic receipt-audit engine (see docs/engine.md)."""

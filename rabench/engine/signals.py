@@ -1,0 +1,37 @@
+"""The one currency every engine analyser pays in: a ``Signal``.
+
+Provenance readers, checks, plausibility rules, visual forensics and the
+duplicate network each return signals; the risk model turns them into one
+score and the target turns the strongest into ``Reason``s. Keeping one shape
+lets an analyser move to another process or machine without the target
+knowing (DESIGN.md, "Later").
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from rabench.contracts.verdict import ProofType, Reason, ReasonKind
+
+
+class Signal(msgspec.Struct, frozen=True):
+    name: str  # stable id used as a risk-model feature, e.g. "exif.thumbnail_mismatch"
+    kind: ReasonKind  # proof | check | file_fact | plausibility | opinion
+    text: str  # reviewer-facing sentence, with the numbers
+    fields: tuple[str, ...] = ()  # the @field tags it points at
+    proof_type: ProofType | None = None  # set exactly when kind == "proof"
+    value: float = 1.0  # strength, the feature value the risk model sees
+    check: str | None = None  # the deterministic check this reports, if any
+
+    def __post_init__(self) -> None:
+        if (self.kind == "proof") != (self.proof_type is not None):
+            raise ValueError(f"signal {self.name}: proof_type must be set exactly for proofs")
+
+    def to_reason(self) -> Reason:
+        return Reason(
+            text=self.text,
+            kind=self.kind,
+            fields=list(self.fields),
+            proof_type=self.proof_type,
+            check=self.check,
+        )
