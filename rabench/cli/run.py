@@ -1,0 +1,87 @@
+"""``rabench run``: run targets over a suite into runs/ID/{run.json,outcomes.jsonl}."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rabench.run import config as cfg
+from rabench.run.retry import RetryPolicy
+from rabench.run.session import RunOptions, run
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = cfg.load_config(args.config)
+    options = RunOptions(
+        out=Path(args.out),
+        suite_dir=args.suite,
+        target_ids=args.target or [],
+        repetitions=args.repeat,
+        resume=args.resume,
+        config=config,
+        rpm=cfg.parse_overrides(args.rpm, "--rpm"),
+        concurrency=cfg.parse_overrides(args.concurrency, "--concurrency"),
+        timeout_s=args.timeout,
+        seed=args.seed,
+        policy=RetryPolicy(max_retries=args.retries),
+        cache_root=Path(args.cache) if args.cache else None,
+        progress=args.progress,
+        progress_interval=args.log_every,
+    )
+    summary = run(options)
+    for target, statuses in summary.statuses.items():
+        parts = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) or "nothing left to run"
+        print(f"{target}: {parts}")
+    done_now = sum(sum(s.values()) for s in summary.statuses.values())
+    print(
+        f"{summary.run_dir}: {done_now} outcomes written in {summary.elapsed_s:.1f} s"
+        + (f" ({summary.units_before} from before the resume)" if summary.units_before else "")
+        + f"; {summary.prepared} files prepared"
+    )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="Run targets over a suite: one outcome per (case, target, repetition) in runs/ID.",
+        description=(
+            "Stream the suite's cases through image preparation (upright, <=3072 px, <=3.75 MB, "
+            "cached) into each target, under per-provider rate limits and concurrency caps, with a "
+            "per-attempt timeout and up to 3 retries of transport failures (408/429/5xx, connection "
+            "errors). Each outcome is appended to OUT/outcomes.jsonl as it finishes; OUT/run.json "
+            "records the suite, targets, settings and versions. Interrupted runs (Ctrl-C, crash) "
+            "continue with --resume, which runs only the missing units. See docs/running.md."
+        ),
+    )
+    p.add_argument("--suite", help="suite folder with manifest.jsonl (on --resume: taken from run.json)")
+    p.add_argument("--target", action="append", metavar="ID",
+                   help="target id, repeatable: self, null, diy:<provider>:<model> (on --resume: from run.json)")
+    p.add_argument("--repeat", type=int, default=None, metavar="N",
+                   help="repetitions of every case per target (default 1)")
+    p.add_argument("--out", required=True, metavar="DIR", help="run folder, e.g. runs/2026-11-29-quick")
+    p.add_argument("--resume", action="store_true",
+                   help="finish the run in --out: run only missing units; refuses if suite/targets/settings differ")
+    p.add_argument("--config", default=None, metavar="TOML",
+                   help=f"provider limits and defaults (default {cfg.DEFAULT_CONFIG} if present)")
+    p.add_argument("--rpm", action="append", metavar="PROVIDER=N",
+                   help="requests per minute for a provider (0 = unlimited); overrides the config")
+    p.add_argument("--concurrency", action="append", metavar="PROVIDER=N",
+                   help="calls in flight for a provider; overrides the config")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="per-attempt timeout in seconds (default: config, else 180)")
+    p.add_argument("--retries", type=int, default=3, choices=range(0, 4), metavar="N",
+                   help="retries of transport failures, 0-3 (default 3)")
+    p.add_argument("--seed", type=int, default=None, help="seed recorded in run.json for scoring (default 0)")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="prepared-image cache (default $RABENCH_CACHE/prepared, else .cache/prepared)")
+    p.add_argument("--progress", choices=("auto", "rich", "plain", "none"), default="auto",
+                   help="live table on a terminal, log lines otherwise (default auto)")
+    p.add_argument("--log-every", type=float, default=10.0, metavar="S",
+                   help="seconds between plain progress lines (default 10)")
+    p.set_defaults(func=_run)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit("use: rabench run")

@@ -1,0 +1,166 @@
+"""The prepared-image cache: each file prepared once, on disk, shared by every target and run.
+
+Why: preparation decodes and re-encodes images (tens of milliseconds each); a
+run asks for the same file once per target and repetition, and later runs ask
+again. The cache makes a repeated request cost a dictionary lookup (in
+process) or one ``stat`` (on disk) and never a decode.
+
+* Key: the file's sha256 from the manifest plus ``PREP_VERSION``. The bytes are
+  hashed when the file is actually prepared and a mismatch is an error, so a
+  cache entry is never written under the wrong key.
+* Layout: ``<root>/<sha[:2]>/<sha>.v<PREP_VERSION>.<jpg|png|webp>``. The root is
+  ``--cache``, else ``$RABENCH_CACHE/prepared``, else ``.cache/prepared``.
+* Once per file: concurrent requests for one key in a process wait for the
+  first one; across processes a file is written to a temporary name and
+  renamed into place atomically, so a reader never sees half a file.
+* Heavy work (reading, hashing, decoding, encoding) runs in worker threads
+  (``anyio.to_thread``) behind a small capacity limiter, off the event loop.
+* Failures (corrupt file, decompression bomb, hash mismatch) are remembered per
+  key for the life of the cache object, so a bad file costs one attempt per run,
+  not one per target and repetition.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+
+from rabench.prepare.image import PREP_VERSION, PreparationError, prepare_bytes
+
+EXTENSIONS = {".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
+SUFFIX_OF = {v: k for k, v in EXTENSIONS.items()}
+
+
+def default_cache_root() -> Path:
+    env = os.environ.get("RABENCH_CACHE")
+    return Path(env) / "prepared" if env else Path(".cache") / "prepared"
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedFile:
+    path: Path
+    media_type: str
+
+
+class _Pending:
+    __slots__ = ("event", "result")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.result: PreparedFile | PreparationError | None = None
+
+
+@dataclass(slots=True)
+class CacheStats:
+    prepared: int = 0  # files actually decoded and encoded by this object
+    disk_hits: int = 0  # found on disk (no decoding)
+    memo_hits: int = 0  # found in this process's memory
+    failures: int = 0
+
+
+class PrepCache:
+    """``await cache.get(path, sha256, media_type)`` -> the prepared file (or PreparationError)."""
+
+    def __init__(self, root: Path | None = None, *, threads: int = 2, memo_size: int = 8192):
+        self.root = Path(root) if root is not None else default_cache_root()
+        self.stats = CacheStats()
+        self._memo: OrderedDict[str, PreparedFile | PreparationError] = OrderedDict()
+        self._memo_size = memo_size
+        self._pending: dict[str, _Pending] = {}
+        self._limiter = anyio.CapacityLimiter(threads)
+
+    def entry_stem(self, sha256: str) -> Path:
+        return self.root / sha256[:2] / f"{sha256}.v{PREP_VERSION}"
+
+    def find_on_disk(self, sha256: str) -> PreparedFile | None:
+        stem = self.entry_stem(sha256)
+        for suffix, media_type in EXTENSIONS.items():
+            path = stem.with_name(stem.name + suffix)
+            if path.is_file():
+                return PreparedFile(path, media_type)
+        return None
+
+    async def get(self, source: Path, sha256: str, media_type: str = "") -> PreparedFile:
+        key = sha256.lower()
+        memo = self._memo.get(key)
+        if memo is not None:
+            self.stats.memo_hits += 1
+            if isinstance(memo, PreparationError):
+                raise memo
+            return memo
+        pending = self._pending.get(key)
+        if pending is not None:
+            await pending.event.wait()
+            self.stats.memo_hits += 1
+            return self._unwrap(pending.result)
+        pending = self._pending[key] = _Pending()
+        try:
+            found = self.find_on_disk(key)
+            if found is not None:
+                self.stats.disk_hits += 1
+                pending.result = found
+            else:
+                try:
+                    pending.result = await anyio.to_thread.run_sync(
+                        self._prepare_to_disk, source, key, media_type, limiter=self._limiter
+                    )
+                    self.stats.prepared += 1
+                except PreparationError as exc:
+                    self.stats.failures += 1
+                    pending.result = exc
+            self._remember(key, pending.result)
+        finally:
+            if pending.result is None:  # cancelled: waiters get an error, nothing is remembered
+                pending.result = PreparationError("preparation cancelled")
+            del self._pending[key]
+            pending.event.set()
+        return self._unwrap(pending.result)
+
+    @staticmethod
+    def _unwrap(result: PreparedFile | PreparationError | None) -> PreparedFile:
+        if isinstance(result, PreparedFile):
+            return result
+        raise result if result is not None else PreparationError("preparation failed")
+
+    def _remember(self, key: str, value: PreparedFile | PreparationError) -> None:
+        self._memo[key] = value
+        if len(self._memo) > self._memo_size:
+            self._memo.popitem(last=False)
+
+    def _prepare_to_disk(self, source: Path, sha256: str, media_type: str) -> PreparedFile:
+        """Worker thread: read, verify, prepare, write atomically."""
+        found = self.find_on_disk(sha256)  # another process may have just written it
+        if found is not None:
+            return found
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise PreparationError(f"cannot read {source.name}: {exc.strerror or exc}") from None
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha256:
+            raise PreparationError(
+                f"{source.name}: sha256 {actual[:12]}... does not match the manifest's {sha256[:12]}..."
+            )
+        prepared = prepare_bytes(data, media_type)
+        stem = self.entry_stem(sha256)
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        final = stem.with_name(stem.name + SUFFIX_OF[prepared.media_type])
+        fd, tmp = tempfile.mkstemp(dir=stem.parent, prefix=f".{stem.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(prepared.data)
+            os.replace(tmp, final)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        return PreparedFile(final, prepared.media_type)

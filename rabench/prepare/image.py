@@ -1,0 +1,173 @@
+"""Turn one submitted file into the image every target gets: upright, <= 3072 px, <= 3.75 MB.
+
+Why: API size limits must not count against any target (spec, "DIY targets get
+the same file preparation as our engine"), and every target must see the same
+pixels. This module is pure (bytes in, bytes out, no I/O, no cache) so that it
+can run in a worker thread and be tested directly; ``rabench.prepare.cache``
+adds the disk cache and the once-per-file guarantee.
+
+Rules, in order:
+
+* PDFs are rasterised (first page, pypdfium2) at up to 200 dpi.
+* A JPEG/PNG/WebP that is already upright (no EXIF rotation), within
+  ``MAX_SIDE`` and ``MAX_BYTES`` is passed through byte for byte (re-encoding
+  would only lose information); it is still fully decoded once, so a corrupt
+  file is caught here rather than by a target.
+* Anything else is decoded, EXIF orientation applied, scaled so the longest
+  side is at most ``MAX_SIDE``, flattened onto white if it has transparency and
+  encoded as JPEG, stepping quality down and then the size down until the bytes
+  fit ``MAX_BYTES``.
+
+Decoding is bounded: images over ``MAX_PIXELS`` are refused before their
+pixels are decoded (decompression bombs), and any unreadable file becomes a
+``PreparationError`` with one clear line, which the runner records as a
+per-case ``error`` outcome.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+
+import msgspec
+from PIL import Image, ImageOps
+
+PREP_VERSION = 1  # bump when the output of prepare_bytes changes for the same input
+MAX_SIDE = 3072
+MAX_BYTES = 3_750_000  # 3.75 MB (decimal; also below 3.75 MiB)
+MAX_PIXELS = 80_000_000  # refuse to decode more (below Pillow's own bomb warning at ~89 Mpx)
+PDF_DPI = 200
+JPEG_QUALITIES = (92, 85, 75, 65)
+SHRINK_STEP = 0.8
+PASS_THROUGH = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
+EXIF_ORIENTATION = 0x0112
+
+# pdfium is not thread-safe: one rasterisation at a time per process.
+_PDFIUM_LOCK = threading.Lock()
+
+
+class PreparationError(Exception):
+    """The file cannot be prepared (corrupt, not an image, too many pixels); one line."""
+
+
+class Prepared(msgspec.Struct, frozen=True):
+    data: bytes
+    media_type: str  # image/jpeg | image/png | image/webp
+    width: int
+    height: int
+    passed_through: bool  # the original bytes, unchanged
+
+
+def prepare_bytes(data: bytes, media_type: str = "") -> Prepared:
+    """Prepare one file's bytes; raises PreparationError with a one-line reason."""
+    if not data:
+        raise PreparationError("empty file")
+    try:
+        if data[:5] == b"%PDF-" or media_type == "application/pdf":
+            return _encode(_rasterise_pdf(data))
+        return _prepare_image(data)
+    except PreparationError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise PreparationError(f"image refused as a decompression bomb: {exc}") from None
+    except (OSError, ValueError, SyntaxError, EOFError, MemoryError, Image.UnidentifiedImageError) as exc:
+        raise PreparationError(f"unreadable file: {_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:300]
+
+
+def _prepare_image(data: bytes) -> Prepared:
+    im = Image.open(io.BytesIO(data))
+    w, h = im.size
+    if w <= 0 or h <= 0:
+        raise PreparationError("image has no pixels")
+    if w * h > MAX_PIXELS:
+        raise PreparationError(
+            f"image too large to decode safely: {w}x{h} px is over {MAX_PIXELS:,} px"
+        )
+    orientation = im.getexif().get(EXIF_ORIENTATION, 1)
+    fmt = im.format or ""
+    if (
+        fmt in PASS_THROUGH
+        and orientation in (0, 1)
+        and max(w, h) <= MAX_SIDE
+        and len(data) <= MAX_BYTES
+        and not getattr(im, "is_animated", False)
+    ):
+        im.load()  # catch truncated / corrupt pixel data now
+        return Prepared(data, PASS_THROUGH[fmt], w, h, True)
+    if fmt == "JPEG" and max(w, h) > MAX_SIDE:
+        # Let libjpeg decode at a reduced DCT scale (never below the target size).
+        scale = MAX_SIDE / max(w, h)
+        im.draft("RGB", (max(1, int(w * scale)), max(1, int(h * scale))))
+    im.load()
+    im = ImageOps.exif_transpose(im)
+    return _encode(im)
+
+
+def _rasterise_pdf(data: bytes) -> Image.Image:
+    import pypdfium2 as pdfium
+
+    with _PDFIUM_LOCK:
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise PreparationError(f"unreadable PDF: {_one_line(exc)}") from None
+        try:
+            if len(pdf) < 1:
+                raise PreparationError("PDF has no pages")
+            page = pdf[0]
+            pw, ph = page.get_size()  # points (1/72 in)
+            if pw <= 0 or ph <= 0:
+                raise PreparationError("PDF page has no size")
+            scale = min(PDF_DPI / 72.0, MAX_SIDE / max(pw, ph))
+            if pw * ph * scale * scale > MAX_PIXELS:
+                raise PreparationError("PDF page too large to rasterise")
+            bitmap = page.render(scale=scale)
+            im = bitmap.to_pil()
+            im.load()
+            return im.copy()
+        except pdfium.PdfiumError as exc:
+            raise PreparationError(f"unreadable PDF: {_one_line(exc)}") from None
+        finally:
+            pdf.close()
+
+
+def _flatten(im: Image.Image) -> Image.Image:
+    """RGB or L, transparency composited onto white (JPEG has no alpha)."""
+    if im.mode in ("RGB", "L"):
+        return im
+    if im.mode == "P":
+        im = im.convert("RGBA")
+    if im.mode in ("RGBA", "LA", "PA"):
+        base = Image.new("RGB", im.size, (255, 255, 255))
+        base.paste(im.convert("RGBA"), mask=im.convert("RGBA").getchannel("A"))
+        return base
+    if im.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
+        # 16-bit greyscale: keep the top 8 bits instead of clipping at 255.
+        import numpy as np
+
+        a = np.clip(np.asarray(im, dtype=np.float64), 0, 65535)
+        return Image.fromarray((a / 257.0).round().astype(np.uint8), "L")
+    return im.convert("RGB")
+
+
+def _encode(im: Image.Image) -> Prepared:
+    im = _flatten(im)
+    w, h = im.size
+    if max(w, h) > MAX_SIDE:
+        scale = MAX_SIDE / max(w, h)
+        im = im.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.LANCZOS)
+    while True:
+        for quality in JPEG_QUALITIES:
+            buf = io.BytesIO()
+            im.save(buf, "JPEG", quality=quality, optimize=True)
+            if buf.tell() <= MAX_BYTES:
+                return Prepared(buf.getvalue(), "image/jpeg", im.size[0], im.size[1], False)
+        w, h = im.size
+        if max(w, h) <= 16:
+            raise PreparationError("cannot encode the image under the size limit")
+        im = im.resize((max(1, int(w * SHRINK_STEP)), max(1, int(h * SHRINK_STEP))), Image.LANCZOS)

@@ -1,0 +1,119 @@
+"""One unit's call to a target: gate, per-attempt timeout, retries, and the resulting status.
+
+Why here and nowhere else: this is the single place that maps what a target
+did to an Outcome status (DESIGN.md, "One retry layer"):
+
+* a Verdict                          -> ``ok``
+* ``TargetFailure``                  -> its status (error | refusal | invalid_output), never retried
+* no answer within ``timeout_s``     -> ``timeout`` (the attempt is cancelled), never retried
+* ``TransportFailure``               -> retried (``rabench.run.retry``); after the last retry ``error``
+* any other exception                -> ``error`` with a one-line message; the run goes on
+
+``latency_s`` is the monotonic wall time of the final attempt, measured here
+(inside the gate, so waiting for a slot or a rate token is not latency).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import anyio
+
+from rabench.contracts import Usage, Verdict
+from rabench.run.limits import ProviderGate
+from rabench.run.retry import RetryPolicy, retry_transport
+from rabench.targets.base import CheckRequest, Target, TargetFailure, TransportFailure
+
+MAX_ERROR_CHARS = 2000
+
+
+@dataclass(slots=True)
+class CallResult:
+    status: str
+    attempts: int
+    latency_s: float | None
+    verdict: Verdict | None = None
+    error: str | None = None
+    usage: Usage | None = None
+
+
+class _AttemptTimedOut(Exception):
+    pass
+
+
+def one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    name = type(exc).__name__
+    msg = f"{name}: {text}" if text else name
+    return msg[:MAX_ERROR_CHARS]
+
+
+class _Call:
+    """State of one unit's attempts (a small object beats closures in the hot path)."""
+
+    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "on_retry")
+
+    def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, on_retry):
+        self.target = target
+        self.request = request
+        self.gate = gate
+        self.timeout_s = timeout_s
+        self.attempts = 0
+        self.latency_s: float | None = None
+        self.on_retry = on_retry
+
+    async def attempt(self) -> Verdict:
+        if self.attempts and self.on_retry is not None:
+            self.on_retry()
+        async with self.gate:
+            self.attempts += 1
+            t0 = time.monotonic()
+            try:
+                with anyio.move_on_after(self.timeout_s) as scope:
+                    return await self.target.check(self.request)
+            finally:
+                self.latency_s = time.monotonic() - t0
+        # only reached when the scope cancelled the attempt
+        raise _AttemptTimedOut()
+
+
+async def call_target(
+    target: Target,
+    request: CheckRequest,
+    gate: ProviderGate,
+    *,
+    timeout_s: float,
+    policy: RetryPolicy,
+    on_retry=None,
+) -> CallResult:
+    """Run one unit against ``target``; never raises except for cancellation of the run."""
+    call = _Call(target, request, gate, timeout_s, on_retry)
+    try:
+        try:
+            verdict = await call.attempt()
+        except TransportFailure as first:
+            verdict = await retry_transport(call.attempt, first, policy)
+    except _AttemptTimedOut:
+        return CallResult(
+            "timeout", call.attempts, call.latency_s,
+            error=f"no answer within {timeout_s:g} s (attempt {call.attempts})",
+        )
+    except TargetFailure as exc:
+        return CallResult(
+            exc.status, call.attempts, call.latency_s,
+            error=(" ".join(str(exc).split()) or exc.status)[:MAX_ERROR_CHARS], usage=exc.usage,
+        )
+    except TransportFailure as exc:
+        return CallResult(
+            "error", call.attempts, call.latency_s,
+            error=f"transport failure after {call.attempts} attempts: {one_line(exc)}"[:MAX_ERROR_CHARS],
+        )
+    except Exception as exc:  # a crash of one call never stops the run
+        return CallResult("error", call.attempts, call.latency_s, error=one_line(exc))
+    if not isinstance(verdict, Verdict):
+        return CallResult(
+            "invalid_output", call.attempts, call.latency_s,
+            error=f"target returned {type(verdict).__name__}, not a Verdict",
+        )
+    return CallResult("ok", call.attempts, call.latency_s, verdict=verdict, usage=verdict.usage)

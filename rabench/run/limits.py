@@ -1,0 +1,71 @@
+"""Per-provider gates: a cap on calls in flight plus a requests-per-minute limiter.
+
+Why per provider: quotas belong to an account, so every target calling one
+provider shares one gate (``registry.provider_of``). A gate is entered for one
+attempt only; the retry mechanism sleeps outside it, so a backing-off call
+never blocks a slot.
+
+Order inside ``__aenter__``: first a concurrency slot, then a rate token, so
+a call starts right after it was granted its token and the measured request
+rate equals the limiter's rate. The limiter is an aiolimiter leaky bucket
+holding one second's worth of requests (at least one), so a burst at the start
+is at most ``max(1, rpm/60)`` calls rather than a whole minute's quota.
+"""
+
+from __future__ import annotations
+
+import math
+
+import anyio
+from aiolimiter import AsyncLimiter
+
+from rabench.run.config import Limits
+
+
+def make_limiter(rpm: float) -> AsyncLimiter:
+    """A bucket that refills at rpm/60 per second and holds max(1, rpm/60) requests."""
+    burst = max(1.0, math.floor(rpm / 60.0))
+    return AsyncLimiter(burst, time_period=burst * 60.0 / rpm)
+
+
+class ProviderGate:
+    __slots__ = ("name", "limits", "_slots", "_limiter", "in_flight", "max_in_flight", "calls")
+
+    def __init__(self, name: str, limits: Limits):
+        self.name = name
+        self.limits = limits
+        self._slots = anyio.Semaphore(limits.concurrency, fast_acquire=True)
+        self._limiter = make_limiter(limits.rpm) if limits.rpm else None
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.calls = 0
+
+    async def __aenter__(self) -> None:
+        await self._slots.acquire()
+        if self._limiter is not None:
+            try:
+                await self._limiter.acquire()
+            except BaseException:
+                self._slots.release()
+                raise
+        self.in_flight += 1
+        self.calls += 1
+        if self.in_flight > self.max_in_flight:
+            self.max_in_flight = self.in_flight
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.in_flight -= 1
+        self._slots.release()
+
+
+class Gates:
+    """One gate per provider name, created on first use from the resolved limits."""
+
+    def __init__(self, limits_of: dict[str, Limits]):
+        self._gates = {name: ProviderGate(name, lim) for name, lim in limits_of.items()}
+
+    def __getitem__(self, provider: str) -> ProviderGate:
+        return self._gates[provider]
+
+    def values(self):
+        return self._gates.values()

@@ -1,0 +1,106 @@
+"""``runs/ID/run.json``: what was run, and the refusal of a resume that would mix two runs.
+
+Why refuse: outcomes from two different suites, target versions, repetition
+counts or timeouts in one file would be scored as one run and mean nothing.
+Limits (rpm, concurrency) and the progress style may change on resume: they do
+not change any outcome.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+
+from rabench import __version__
+from rabench.contracts import RunManifest, TargetInfo
+from rabench.errors import UserError
+
+RUN_JSON = "run.json"
+
+
+def git_commit() -> str | None:
+    """The rabench checkout's commit, if it is a git checkout (else None)."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit if out.returncode == 0 and len(commit) == 40 else None
+
+
+def new_manifest(
+    *,
+    run_id: str,
+    suite_dir: str,
+    suite_name: str,
+    suite_kind: str,
+    manifest_sha256: str,
+    targets: list[TargetInfo],
+    repetitions: int,
+    seed: int,
+    price_date: str | None,
+    timeout_s: float,
+    settings: dict,
+) -> RunManifest:
+    return RunManifest(
+        run_id=run_id,
+        suite_dir=suite_dir,
+        suite_name=suite_name,
+        suite_kind=suite_kind,
+        manifest_sha256=manifest_sha256,
+        targets=targets,
+        repetitions=repetitions,
+        seed=seed,
+        rabench_version=__version__,
+        git_commit=git_commit(),
+        price_date=price_date,
+        timeout_s=timeout_s,
+        started_at=time.time(),
+        settings=settings,
+    )
+
+
+def read_manifest(run_dir: Path) -> RunManifest:
+    path = run_dir / RUN_JSON
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=RunManifest)
+    except FileNotFoundError:
+        raise UserError(f"{run_dir}: no {RUN_JSON}; nothing to resume (drop --resume to start a run)") from None
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise UserError(f"{path}: not a readable run manifest: {exc}") from None
+
+
+def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
+    """Atomic: a reader sees the old or the new run.json, never half of one."""
+    data = msgspec.json.format(msgspec.json.encode(manifest), indent=2) + b"\n"
+    fd, tmp = tempfile.mkstemp(dir=run_dir, prefix=".run.json.", suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, run_dir / RUN_JSON)
+
+
+def check_resume(old: RunManifest, new: RunManifest) -> None:
+    """Refuse, with one line naming the first difference, unless ``new`` continues ``old``."""
+    def differs(what: str, a: object, b: object) -> None:
+        if a != b:
+            raise UserError(f"cannot resume {old.run_id}: {what} differs (run.json has {a!r}, now {b!r})")
+
+    differs("suite manifest sha256", old.manifest_sha256, new.manifest_sha256)
+    differs("suite name", old.suite_name, new.suite_name)
+    differs("targets", [t.id for t in old.targets], [t.id for t in new.targets])
+    for a, b in zip(old.targets, new.targets):
+        differs(f"target {a.id}", msgspec.to_builtins(a), msgspec.to_builtins(b))
+    differs("repetitions", old.repetitions, new.repetitions)
+    differs("seed", old.seed, new.seed)
+    differs("timeout_s", old.timeout_s, new.timeout_s)
+    differs("settings", old.settings, new.settings)
+    differs("contracts version", old.contracts_version, new.contracts_version)

@@ -1,0 +1,171 @@
+"""One ``rabench run`` from start to finish: lock, plan, targets, run.json, lanes, summary.
+
+Why a separate module from the loop: everything here happens once per run
+(files, refusals, target lifecycle), everything in ``runner`` happens once per
+call; keeping them apart keeps the hot path small and this part readable.
+
+Library use (tests and ``rabench bench`` do this)::
+
+    summary = run(RunOptions(suite_dir="cases/sample", target_ids=["null"], out=Path("runs/x")))
+
+``targets=`` may pass ready Target objects instead of ids (in-process fakes).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+from rabench.errors import UserError
+from rabench.prepare.cache import PrepCache
+from rabench.prepare.image import PREP_VERSION
+from rabench.run import config as cfg
+from rabench.run.limits import ProviderGate
+from rabench.run.lock import RunLock
+from rabench.run.manifest import RUN_JSON, check_resume, new_manifest, read_manifest, write_manifest
+from rabench.run.outcomes import OUTCOMES, OutcomeWriter, scan_done
+from rabench.run.plan import plan_suite
+from rabench.run.progress import Progress, TargetCounters
+from rabench.run.retry import RetryPolicy
+from rabench.run.runner import RunContext, TargetRun, run_targets
+from rabench.targets.base import Target
+from rabench.targets.registry import make_target, provider_of
+
+
+@dataclass
+class RunOptions:
+    out: Path
+    suite_dir: str | None = None  # None on resume: taken from run.json
+    target_ids: list[str] = field(default_factory=list)  # empty on resume: taken from run.json
+    repetitions: int | None = None  # None: 1, or run.json's on resume
+    resume: bool = False
+    config: dict[str, Any] = field(default_factory=dict)
+    rpm: dict[str, float] = field(default_factory=dict)
+    concurrency: dict[str, float] = field(default_factory=dict)
+    timeout_s: float | None = None  # None: config [defaults] timeout_s, else 180
+    seed: int | None = None
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    cache_root: Path | None = None
+    progress: str = "auto"
+    progress_interval: float = 10.0
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    statuses: dict[str, dict[str, int]]  # target -> status -> count (this session)
+    units_total: int
+    units_before: int  # finished in earlier sessions (resume)
+    elapsed_s: float
+    prepared: int  # files prepared (decoded) in this session
+    max_in_flight: dict[str, int]  # provider -> highest number of calls in flight seen
+
+
+def provider_for(target: Target) -> str:
+    try:
+        return provider_of(target.info.id)
+    except UserError:
+        if target.info.provider:
+            return target.info.provider
+        raise
+
+
+def run(options: RunOptions, targets: list[Target] | None = None) -> RunSummary:
+    out = Path(options.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with RunLock(out):
+        old = read_manifest(out) if options.resume else None
+        if old is None and ((out / RUN_JSON).exists() or (out / OUTCOMES).exists()):
+            raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
+        suite_dir = options.suite_dir or (old.suite_dir if old else None)
+        if not suite_dir:
+            raise UserError("no suite: give --suite DIR")
+        if targets is None:
+            ids = options.target_ids or ([t.id for t in old.targets] if old else [])
+            if not ids:
+                raise UserError("no target: give --target ID (e.g. --target self)")
+            if len(set(ids)) != len(ids):
+                raise UserError(f"a target is named twice: {ids}")
+            targets = [make_target(tid, options.config) for tid in ids]
+        repetitions = options.repetitions or (old.repetitions if old else 1)
+        if repetitions < 1:
+            raise UserError("--repeat must be at least 1")
+        plan = plan_suite(suite_dir)
+        return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
+
+
+async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -> RunSummary:
+    t0 = time.monotonic()
+    config = options.config
+    timeout_s = options.timeout_s or cfg.default_timeout(config)
+    providers = {t.info.id: provider_for(t) for t in targets}
+    gates = {
+        name: ProviderGate(name, cfg.provider_limits(config, name, options.rpm, options.concurrency))
+        for name in sorted(set(providers.values()))
+    }
+    opened: list[Target] = []
+    try:
+        for t in targets:
+            try:
+                await t.open()
+            except UserError:
+                raise
+            except Exception as exc:
+                raise UserError(f"target {t.info.id}: cannot start: {exc}") from None
+            opened.append(t)
+        manifest = new_manifest(
+            run_id=out.name,
+            suite_dir=str(suite_dir),
+            suite_name=plan.suite.header.name,
+            suite_kind=plan.suite.header.suite,
+            manifest_sha256=plan.suite.manifest_sha256,
+            targets=[t.info for t in targets],
+            repetitions=repetitions,
+            seed=options.seed if options.seed is not None else (old.seed if old else 0),
+            price_date=cfg.price_date(config),
+            timeout_s=timeout_s,
+            settings={"max_retries": options.policy.max_retries, "prep_version": PREP_VERSION},
+        )
+        done: set = set()
+        if old is not None:
+            check_resume(old, manifest)
+            manifest = msgspec.structs.replace(old, finished_at=None)
+            done = scan_done(out / OUTCOMES)
+        write_manifest(out, manifest)
+
+        counters = {}
+        for t in targets:
+            tid = t.info.id
+            previous = sum(1 for k in done if k[1] == tid)
+            counters[tid] = TargetCounters(tid, plan.count * repetitions, previous)
+        with OutcomeWriter(out / OUTCOMES) as writer:
+            ctx = RunContext(
+                run_id=manifest.run_id, plan=plan, repetitions=repetitions, writer=writer,
+                cache=PrepCache(options.cache_root), timeout_s=timeout_s, policy=options.policy, done=done,
+            )
+            runs = [TargetRun(ctx, t, gates[providers[t.info.id]], counters[t.info.id]) for t in targets]
+            with Progress(list(counters.values()), options.progress, interval=options.progress_interval):
+                await run_targets(ctx, runs)
+        manifest.finished_at = time.time()
+        write_manifest(out, manifest)
+        return RunSummary(
+            run_dir=out,
+            statuses={tid: dict(c.statuses) for tid, c in counters.items()},
+            units_total=plan.count * repetitions * len(targets),
+            units_before=len(done),
+            elapsed_s=time.monotonic() - t0,
+            prepared=ctx.cache.stats.prepared,
+            max_in_flight={name: g.max_in_flight for name, g in gates.items()},
+        )
+    finally:
+        with anyio.CancelScope(shield=True):
+            for t in opened:
+                try:
+                    await t.close()
+                except Exception:
+                    pass
