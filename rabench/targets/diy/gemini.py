@@ -1,0 +1,73 @@
+"""Gemini API: ``POST {base}/v1beta/models/{model}:generateContent``.
+
+Wire format (ai.google.dev/api/generate-content): header ``x-goog-api-key``;
+``contents[0].parts`` holds ``inlineData {mimeType, data}`` (base64) and the
+text; the answer is the non-thought ``text`` parts of ``candidates[0]``; a
+blocked prompt has ``promptFeedback.blockReason`` (and no candidates); a
+blocked answer has ``finishReason`` SAFETY (or another safety reason); tokens in
+``usageMetadata.promptTokenCount`` and ``candidatesTokenCount`` +
+``thoughtsTokenCount`` (thinking is billed as output); the model in
+``modelVersion``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from rabench.targets.diy.config import ProviderSettings
+from rabench.targets.diy.reply import Reply, ReplyShapeError, Request, as_int
+
+SAFETY_FINISH = frozenset({"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY"})
+
+
+def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
+          image_b64: str, media_type: str) -> Request:
+    config: dict[str, Any] = {"maxOutputTokens": settings.max_output_tokens}
+    if settings.temperature is not None:
+        config["temperature"] = settings.temperature
+    body = {
+        "contents": [
+            {
+                "role": "user",
+                "parts": [
+                    {"inlineData": {"mimeType": media_type, "data": image_b64}},
+                    {"text": prompt},
+                ],
+            }
+        ],
+        "generationConfig": config,
+    }
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["x-goog-api-key"] = key
+    url = f"{settings.base_url}/v1beta/models/{quote(model, safe='.-_')}:generateContent"
+    return Request(url=url, headers=headers, body=body)
+
+
+def read(payload: Any) -> Reply:
+    if not isinstance(payload, dict):
+        raise ReplyShapeError("response is not a JSON object")
+    meta = payload.get("usageMetadata") if isinstance(payload.get("usageMetadata"), dict) else {}
+    tokens = dict(
+        input_tokens=as_int(meta.get("promptTokenCount")),
+        output_tokens=as_int(meta.get("candidatesTokenCount")) + as_int(meta.get("thoughtsTokenCount")),
+    )
+    model = payload.get("modelVersion") if isinstance(payload.get("modelVersion"), str) else None
+    feedback = payload.get("promptFeedback") if isinstance(payload.get("promptFeedback"), dict) else {}
+    if feedback.get("blockReason"):
+        return Reply(None, model, refusal=f"promptFeedback.blockReason={feedback['blockReason']}",
+                     finish=None, **tokens)
+    candidates = payload.get("candidates")
+    if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
+        raise ReplyShapeError("no 'candidates' in the response")
+    cand = candidates[0]
+    finish = cand.get("finishReason")
+    content = cand.get("content") if isinstance(cand.get("content"), dict) else {}
+    parts = content.get("parts") if isinstance(content.get("parts"), list) else []
+    texts = [p["text"] for p in parts
+             if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")]
+    text = "".join(texts) if texts else None
+    if finish in SAFETY_FINISH:
+        return Reply(text, model, refusal=f"finishReason={finish}", finish=finish, **tokens)
+    return Reply(text, model, finish=finish, **tokens)

@@ -1,0 +1,134 @@
+"""A DIY target: one pinned model, asked the plain prompt over its provider's wire.
+
+Why one ClientSession per target: connection reuse (TLS handshakes dominate a
+small request) and a pool sized to the provider's concurrency cap, so the pool
+never opens more sockets than the runner will use. No retries here: the runner
+owns the one retry layer and sees ``TransportFailure`` for what it may retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from types import ModuleType
+from typing import Any
+
+import aiohttp
+import anyio
+import msgspec
+
+from rabench.contracts import Capabilities, TargetInfo, Usage, Verdict
+from rabench.targets.base import CheckRequest, TransportFailure
+from rabench.targets.diy.classify import classify
+from rabench.targets.diy.config import ProviderSettings, public_url
+from rabench.targets.diy.errors import raise_for, scrub, truncate
+from rabench.targets.diy.prices import ModelPrice, cost_usd
+from rabench.targets.diy.prompt import PROMPT_VERSION, prompt_text
+
+
+class DiyTarget:
+    def __init__(
+        self,
+        target_id: str,
+        settings: ProviderSettings,
+        wire: ModuleType,
+        model: str,
+        key: str | None,
+        price: tuple[str, ModelPrice] | None,
+        *,
+        timeout_s: float = 180.0,
+        price_date: str | None = None,
+    ):
+        self.settings = settings
+        self.model = model
+        self._wire = wire
+        self._key = key
+        self._price = price[1] if price else None
+        self._prompt = prompt_text()
+        self._timeout_s = timeout_s
+        self._session: aiohttp.ClientSession | None = None
+        self.last_latency_s: float | None = None
+        self.info = TargetInfo(
+            id=target_id,
+            kind="diy",
+            capabilities=Capabilities(checks=False, memory=False, proofs=False),
+            model=model,
+            provider=settings.name,
+            prompt_version=PROMPT_VERSION,
+            settings={
+                "wire": settings.wire,
+                "base_url": public_url(settings.base_url),
+                "api_key_env": settings.api_key_env,
+                "concurrency": settings.concurrency,
+                "max_output_tokens": settings.max_output_tokens,
+                "temperature": settings.temperature,
+                "price_key": price[0] if price else None,
+                "price_input_per_mtok": self._price.input if self._price else None,
+                "price_output_per_mtok": self._price.output if self._price else None,
+                "price_date": price_date,
+            },
+        )
+
+    def __repr__(self) -> str:  # never show the key
+        return f"DiyTarget({self.info.id!r}, base_url={public_url(self.settings.base_url)!r})"
+
+    async def open(self) -> None:
+        if self._session is None:
+            n = self.settings.concurrency
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=n, limit_per_host=n),
+                # The runner's per-attempt timeout governs; this is only a backstop.
+                timeout=aiohttp.ClientTimeout(
+                    total=self._timeout_s + 30.0, sock_connect=self.settings.connect_timeout_s
+                ),
+            )
+
+    async def reset(self, repetition: int) -> None:
+        return None  # a plain prompt has no memory across checks
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def usage(self, input_tokens: int, output_tokens: int, model: str | None) -> Usage:
+        cost = cost_usd(self._price, input_tokens, output_tokens)
+        return Usage(model=model or self.model, input_tokens=input_tokens,
+                     output_tokens=output_tokens, cost_usd=cost, model_cost_usd=cost)
+
+    async def check(self, request: CheckRequest) -> Verdict:
+        if self._session is None:
+            await self.open()
+        assert self._session is not None
+        image_b64 = await anyio.to_thread.run_sync(_read_b64, request.prepared)
+        req = self._wire.build(self.settings, self._key, self.model, self._prompt,
+                               image_b64, request.prepared_media_type)
+        secrets = (self._key,) if self._key else ()
+        started = time.monotonic()
+        try:
+            async with self._session.post(req.url, json=req.body, headers=req.headers) as resp:
+                raw = await resp.read()
+                status, headers = resp.status, resp.headers
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+            self.last_latency_s = time.monotonic() - started
+            detail = str(exc) or type(exc).__name__
+            raise TransportFailure(
+                truncate(scrub(f"connection error: {type(exc).__name__}: {detail}", secrets))
+            ) from None
+        self.last_latency_s = time.monotonic() - started
+        result = classify(status, headers, raw, wire=self._wire, pinned=self.model,
+                          check_model=self.settings.check_model,
+                          strip_prefix=self.settings.strip_prefix, secrets=secrets)
+        usage = None
+        if result.reply is not None:
+            usage = self.usage(result.reply.input_tokens, result.reply.output_tokens,
+                               result.reply.model)
+        raise_for(result.decision, usage)
+        assert result.verdict is not None
+        return msgspec.structs.replace(result.verdict, usage=usage)
+
+
+def _read_b64(path: Any) -> str:
+    with open(path, "rb") as fh:
+        return base64.b64encode(fh.read()).decode("ascii")
