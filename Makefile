@@ -22,6 +22,7 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 test: venv
+	@bash scripts/ensure-chromium.sh
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 bench: venv
