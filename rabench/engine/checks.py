@@ -1,0 +1,133 @@
+"""Deterministic checks: do the printed amounts add up?
+
+``totals_add_up`` is the one check RA-Bench scores. It is arithmetic a
+reviewer can redo with a pencil, so a failure is *proof* (spec, "Evidence"):
+the reason carries every number. Two relations are checked when their amounts
+are printed: line items -> subtotal, and subtotal + tax + tip/service −
+discounts -> total, within 0.01 (within one minor unit for currencies without
+decimals). Where a receipt is ambiguous about what a line means (tax printed
+"incl." or added; a discount already inside the subtotal or taken after it)
+every reading a till could have printed is tried, and the check fails only
+when none adds up. When the amounts are not there, or were read with low OCR
+confidence, the check reports ``not_run``: a misread digit must not become a
+false proof.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import msgspec
+
+from rabench.contracts.verdict import Check
+from rabench.engine.extract.fields import Extraction
+from rabench.engine.signals import Signal
+
+MIN_CONFIDENCE = 0.80  # OCR confidence below which an amount is not trusted for a proof
+CHECK = "totals_add_up"
+
+
+class CheckResult(msgspec.Struct, frozen=True):
+    check: Check
+    signal: Signal | None = None
+
+
+def _tol(minor_units: int) -> float:
+    return 0.01 + 1e-9 if minor_units > 0 else 1.0 + 1e-9
+
+
+def _fmt(value: float, minor_units: int) -> str:
+    return f"{value:,.{max(minor_units, 0)}f}"
+
+
+def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> CheckResult:
+    f = ex.fields
+    mu = ex.minor_units
+    tol = _tol(mu)
+    items_sum = round(sum(i.total for i in ex.line_items), 6) if ex.line_items else None
+    if f.total is None or (f.subtotal is None and items_sum is None):
+        return CheckResult(Check(name=CHECK, status="not_run", detail="total or subtotal/line items not printed"))
+    low = [
+        name for name in ("total", "subtotal", "tax_total")
+        if ex.field_confidence.get(name, 1.0) < min_confidence
+    ]
+    if low:
+        return CheckResult(
+            Check(name=CHECK, status="not_run", detail=f"amounts read with low confidence: {', '.join(low)}")
+        )
+
+    tax = sum(ex.taxes)
+    tips = sum(ex.tips)
+    disc = sum(ex.discounts)
+    numbers: dict[str, float] = {"total": f.total}
+    if f.subtotal is not None:
+        numbers["subtotal"] = f.subtotal
+    if ex.taxes:
+        numbers["tax"] = round(tax, 6)
+    if ex.tips:
+        numbers["tip_service"] = round(tips, 6)
+    if ex.discounts:
+        numbers["discounts"] = round(disc, 6)
+    if items_sum is not None:
+        numbers["line_items_sum"] = items_sum
+
+    base = f.subtotal
+    # Relation 1: line items -> subtotal (a discount line may sit inside either side).
+    items_ok = True
+    if base is not None and items_sum is not None:
+        items_ok = any(abs(items_sum - d - base) <= tol for d in {0.0, disc})
+    if base is None:
+        base = items_sum
+    assert base is not None
+    # Relation 2: subtotal + tax + tips - discounts -> total, over every reading.
+    tax_options = {0.0, tax} if ex.taxes else {0.0}
+    if ex.taxes and not ex.tax_inclusive:
+        tax_options = {tax}
+    disc_options = {0.0, disc}
+    tip_options = {tips, 0.0} if ex.tips else {0.0}
+    expected = None
+    total_ok = False
+    for t, d, tip in product(sorted(tax_options, reverse=True), sorted(disc_options), sorted(tip_options, reverse=True)):
+        value = base + t + tip - d
+        if expected is None:
+            expected = value
+        if abs(value - f.total) <= tol:
+            total_ok = True
+            expected = value
+            break
+    assert expected is not None
+    if items_ok and total_ok:
+        return CheckResult(Check(name=CHECK, status="passed", fields=["total", "subtotal"], numbers=numbers))
+
+    parts = []
+    if not items_ok:
+        parts.append(
+            f"the line items add up to {_fmt(items_sum or 0.0, mu)} but the subtotal printed is {_fmt(f.subtotal or 0.0, mu)}"
+            f" (off by {_fmt(abs((items_sum or 0.0) - (f.subtotal or 0.0)), mu)})"
+        )
+    if not total_ok:
+        terms = [f"{'subtotal' if f.subtotal is not None else 'line items'} {_fmt(base, mu)}"]
+        if ex.taxes and not ex.tax_inclusive:
+            terms.append(f"tax {_fmt(tax, mu)}")
+        if ex.tips:
+            terms.append(f"tip/service {_fmt(tips, mu)}")
+        text = " + ".join(terms)
+        if ex.discounts:
+            text += f" − discounts {_fmt(disc, mu)}"
+        parts.append(
+            f"{text} = {_fmt(expected, mu)}, but the total printed is {_fmt(f.total, mu)}"
+            f" (off by {_fmt(abs(expected - f.total), mu)})"
+        )
+        numbers["expected_total"] = round(expected, 6)
+        numbers["difference"] = round(f.total - expected, 6)
+    sentence = "Printed amounts don't add up: " + "; ".join(parts) + "."
+    check = Check(name=CHECK, status="failed", fields=["total", "subtotal"], numbers=numbers, detail=sentence)
+    signal = Signal(
+        name="check.totals_add_up",
+        kind="proof",
+        proof_type="arithmetic",
+        text=sentence,
+        fields=("total", "subtotal"),
+        check=CHECK,
+    )
+    return CheckResult(check, signal)

@@ -1,0 +1,135 @@
+"""Printed amounts -> numbers, whatever the locale.
+
+``1,234.56``, ``1.234,56``, ``1 234,56``, ``1'234.56``, ``¥1,234``, ``-3.00``,
+``3.00-`` and ``(3.00)`` are all read. The rule for the separators: the last
+``.`` or ``,`` followed by one or two digits is the decimal mark; any other
+separator followed by exactly three digits groups thousands. A lone separator
+followed by three digits (``1.234``) groups thousands unless the integer part
+is 0, because receipts print minor units when the currency has them. For a
+currency without minor units (JPY, KRW, HUF as printed) integers are amounts;
+for others an amount must show its decimals, so that "Table 12" or a phone
+number is not read as money.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+import msgspec
+
+_SEP = r"[,.'\u2019\u00a0\u202f ]"
+_NUMBER = (
+    r"(?P<num>\d{1,3}(?:" + _SEP + r"\d{3})+(?:[.,]\d{1,2})?"
+    r"|\d+(?:[.,]\d{1,3})?)"
+)
+_SYMBOLS = r"(?:US\$|C\$|CA\$|A\$|AU\$|NZ\$|S\$|HK\$|MX\$|R\$|[$€£¥￥₹₩₺฿]|CHF|EUR|USD|GBP|JPY|Fr\.|kr|zł|Kč|Ft|円|원|元)"
+_AMOUNT_RE = re.compile(
+    r"(?P<neg1>[-−–(])?(?:(?P<sym1>" + _SYMBOLS + r")\s?)?(?P<neg2>[-−–])?" + _NUMBER
+    + r"(?:\s?(?P<sym2>" + _SYMBOLS + r"))?(?P<neg3>-(?!\d)|\))?(?![\d%])"
+)
+
+
+class Amount(msgspec.Struct, frozen=True):
+    value: float
+    text: str  # as printed
+    start: int  # offset in the string it was found in
+    end: int
+    decimals: int  # digits after the decimal mark as printed (0 if none)
+
+
+def parse_number(num: str, *, minor_units: int = 2) -> tuple[Decimal, int] | None:
+    """One printed number (no sign, no symbol) -> (value, printed decimals)."""
+    s = num.strip()
+    if not s or not s[0].isdigit():
+        return None
+    seps = [(i, ch) for i, ch in enumerate(s) if not ch.isdigit()]
+    if not seps:
+        return Decimal(s), 0
+    last_i, last_ch = seps[-1]
+    tail = len(s) - last_i - 1
+    decimal_at: int | None = None
+    if last_ch in ".," and tail in (1, 2):
+        decimal_at = last_i
+    elif last_ch in ".," and tail == 3 and len(seps) == 1:
+        head = s[:last_i]
+        if head == "0" or minor_units == 3:
+            decimal_at = last_i
+    if decimal_at is not None:
+        int_part = s[:decimal_at]
+        frac = s[decimal_at + 1 :]
+        groups = [i for i, _ in seps if i != decimal_at]
+    else:
+        int_part, frac, groups = s, "", [i for i, _ in seps]
+    # every grouping separator must be followed by exactly three digits
+    if groups:
+        chars = {s[i] for i in groups}
+        if len(chars) != 1:
+            return None
+        if decimal_at is not None and s[decimal_at] in chars:
+            return None
+        pieces = re.split(r"[^\d]", int_part)
+        if len(pieces[0]) > 3 or any(len(p) != 3 for p in pieces[1:]):
+            return None
+    digits = re.sub(r"\D", "", int_part)
+    try:
+        value = Decimal(digits + ("." + frac if frac else ""))
+    except InvalidOperation:
+        return None
+    return value, len(frac)
+
+
+def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None = None) -> list[Amount]:
+    """Every amount in ``text``, left to right.
+
+    ``allow_integers`` defaults to ``minor_units == 0``; an integer next to a
+    currency symbol always counts.
+    """
+    if allow_integers is None:
+        allow_integers = minor_units == 0
+    out: list[Amount] = []
+    for m in _AMOUNT_RE.finditer(text):
+        num = m.group("num")
+        start, end = m.start(), m.end()
+        before = text[start - 1] if start > 0 else " "
+        after = text[end] if end < len(text) else " "
+        # not digits glued to letters (SKU "AB123"), to a date or time, or inside a longer number
+        if before.isalnum() or before in ".,:/" or after in ":/" or (after.isalpha() and after not in "kKx"):
+            continue
+        if re.search(r"[ \u00a0\u202f]", num):
+            # "1 234,56": only as the last thing in the text, not after "2 x" or another number
+            prev = text[:start].rstrip().split()
+            if text[end:].strip() or (prev and (prev[-1] in ("x", "X", "@", "×") or prev[-1][-1:].isdigit())):
+                # fall back to the last space-free part: "2 150,00" -> "150,00"
+                tail = num.split()[-1] if num.split() else num
+                shift = len(num) - len(tail)
+                parsed = parse_number(tail, minor_units=minor_units)
+                if parsed is None:
+                    continue
+                num, start = tail, m.start("num") + shift
+        parsed = parse_number(num, minor_units=minor_units)
+        if parsed is None:
+            continue
+        value, decimals = parsed
+        has_symbol = bool(m.group("sym1") or m.group("sym2"))
+        if decimals == 0 and not allow_integers and not has_symbol:
+            continue
+        if decimals == 0 and len(re.sub(r"\D", "", num)) > 9:
+            continue  # card numbers, barcodes
+        negative = bool(m.group("neg1") or m.group("neg2") or m.group("neg3"))
+        if m.group("neg1") == "(" and m.group("neg3") != ")":
+            negative = bool(m.group("neg2"))
+        if m.group("neg3") == ")" and m.group("neg1") != "(":
+            negative = bool(m.group("neg2"))
+        v = float(-value if negative else value)
+        out.append(Amount(value=v, text=m.group(0).strip(), start=start, end=end, decimals=decimals))
+    return out
+
+
+def last_amount(text: str, *, minor_units: int = 2) -> Amount | None:
+    found = find_amounts(text, minor_units=minor_units)
+    return found[-1] if found else None
+
+
+def format_amount(value: float, minor_units: int = 2) -> str:
+    return f"{value:,.{minor_units}f}"

@@ -1,0 +1,225 @@
+"""OCR with RapidOCR, run off the event loop behind a small pool interface.
+
+Why a pool interface: OCR is what a check spends its time on (hundreds of ms of
+ONNX inference per receipt), so it must never run on the runner's event loop,
+and it must scale with the cores. ``WorkerPool`` is the seam: today a local
+process pool (one worker per core, one ONNX intra-op thread per worker so
+workers don't fight over cores) or a thread pool for tests; later a Dask or
+Ray client whose ``submit`` has the same shape. Whatever runs in the pool is a
+plain picklable function of plain arguments.
+
+The ONNX models ship inside the ``rapidocr-onnxruntime`` wheel; nothing is
+downloaded at run time. Images are downscaled before OCR (``OcrSettings``):
+receipts are legible at ~1600 px on the long side and detection cost grows
+with the pixel count. The angle classifier is skipped by default because the
+prepared image is already upright; it is used as a fallback when a pass finds
+almost nothing legible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures as cf
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+import msgspec
+import numpy as np
+from PIL import Image
+
+T = TypeVar("T")
+
+
+class OcrLine(msgspec.Struct, frozen=True):
+    """One detected text line: its text, axis-aligned box (x0, y0, x1, y1) in the
+    coordinates of the image handed to OCR, and the recogniser's confidence."""
+
+    text: str
+    box: tuple[int, int, int, int]
+    confidence: float
+
+    @property
+    def height(self) -> int:
+        return self.box[3] - self.box[1]
+
+    @property
+    def y_center(self) -> float:
+        return (self.box[1] + self.box[3]) / 2
+
+
+class OcrSettings(msgspec.Struct, frozen=True):
+    max_side: int = 1600  # downscale so the long side is at most this before OCR
+    det_limit_side: int = 1600  # detector input: long side at most this (no upscaling)
+    min_text_score: float = 0.5
+    use_cls: bool = False  # angle classifier; prepared images are upright
+    threads: int = 1  # ONNX intra-op threads per engine
+
+
+# --------------------------------------------------------------------------- engine
+
+
+class OcrEngine:
+    """One RapidOCR instance (not thread-safe: keep one per thread/process)."""
+
+    def __init__(self, settings: OcrSettings = OcrSettings()):
+        from rapidocr_onnxruntime import RapidOCR  # heavy import, only where OCR runs
+
+        self.settings = settings
+        self._ocr = RapidOCR(
+            intra_op_num_threads=settings.threads,
+            inter_op_num_threads=1,
+            det_limit_type="max",
+            det_limit_side_len=settings.det_limit_side,
+            text_score=settings.min_text_score,
+        )
+
+    def read(self, image: Image.Image) -> list[OcrLine]:
+        """OCR ``image``; boxes are returned in ``image``'s own pixel coordinates."""
+        rgb = image.convert("RGB") if image.mode != "RGB" else image
+        scale = 1.0
+        long_side = max(rgb.size)
+        if long_side > self.settings.max_side:
+            scale = long_side / self.settings.max_side
+            rgb = rgb.resize(
+                (max(1, round(rgb.width / scale)), max(1, round(rgb.height / scale))),
+                Image.Resampling.LANCZOS,
+            )
+        bgr = np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1])
+        lines = self._run(bgr, self.settings.use_cls, scale)
+        if not self.settings.use_cls and _looks_illegible(lines):
+            retry = self._run(bgr, True, scale)
+            if len(retry) > len(lines):
+                lines = retry
+        return lines
+
+    def _run(self, bgr: np.ndarray, use_cls: bool, scale: float) -> list[OcrLine]:
+        result, _ = self._ocr(bgr, use_cls=use_cls)
+        out: list[OcrLine] = []
+        for points, text, conf in result or []:
+            xs = [p[0] * scale for p in points]
+            ys = [p[1] * scale for p in points]
+            text = str(text).strip()
+            if not text:
+                continue
+            box = (int(min(xs)), int(min(ys)), int(round(max(xs))), int(round(max(ys))))
+            out.append(OcrLine(text=text, box=box, confidence=round(float(conf), 4)))
+        return out
+
+
+def _looks_illegible(lines: list[OcrLine]) -> bool:
+    return len(lines) < 3 or float(np.mean([ln.confidence for ln in lines])) < 0.6
+
+
+_local = threading.local()
+_settings_for_process = OcrSettings()
+
+
+def _engine() -> OcrEngine:
+    engine = getattr(_local, "engine", None)
+    if engine is None:
+        engine = _local.engine = OcrEngine(_settings_for_process)
+    return engine
+
+
+def read_image(image: Image.Image) -> list[OcrLine]:
+    """OCR with this thread's engine (loaded on first use). Runs inside a pool worker."""
+    return _engine().read(image)
+
+
+def read_file(path: str) -> list[OcrLine]:
+    """OCR an image file (decoded in the worker, so only a path crosses processes)."""
+    with Image.open(path) as im:
+        im.load()
+        return read_image(im)
+
+
+# --------------------------------------------------------------------------- pools
+
+
+class WorkerPool(Protocol):
+    """Where CPU-bound engine work runs. ``submit`` awaits ``fn(*args)`` run elsewhere."""
+
+    workers: int
+
+    async def submit(self, fn: Callable[..., T], *args: Any) -> T: ...
+
+    def close(self) -> None: ...
+
+
+def _init_worker(settings: OcrSettings, preload: bool) -> None:
+    global _settings_for_process
+    _settings_for_process = settings
+    # One thread per worker for every numeric library the worker may touch.
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if preload:
+        _engine()
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class ProcessWorkerPool:
+    """A local process pool sized to the cores; each worker holds one OCR engine.
+
+    Uses the ``spawn`` start method: forking a parent that already loaded
+    onnxruntime or an event loop is unsafe.
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        settings: OcrSettings = OcrSettings(),
+        *,
+        preload: bool = True,
+    ):
+        self.workers = workers or default_workers()
+        self._executor = cf.ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(settings, preload),
+        )
+
+    async def submit(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
+
+    def warm_up(self) -> None:
+        """Block until every worker has started and loaded its engine."""
+        futures = [self._executor.submit(os.getpid) for _ in range(self.workers * 2)]
+        for fut in futures:
+            fut.result()
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class ThreadWorkerPool:
+    """In-process threads (one OCR engine per thread). For tests and single-process use:
+    ONNX releases the GIL during inference, so threads still overlap OCR."""
+
+    def __init__(self, workers: int | None = None, settings: OcrSettings = OcrSettings()):
+        global _settings_for_process
+        _settings_for_process = settings
+        self.workers = workers or default_workers()
+        self._executor = cf.ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="ocr")
+
+    async def submit(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+async def ocr(pool: WorkerPool, image: Image.Image) -> list[OcrLine]:
+    """OCR one image in ``pool``."""
+    return await pool.submit(read_image, image)
