@@ -1,0 +1,44 @@
+"""Provenance: what the file itself says about where it came from (EXIF, XMP, PNG text, C2PA, PDF revisions).
+
+One entry point, ``file_signals``, reads every block (``read.py``, bounded and
+never raising) and judges it (``rules.py``: proofs vs file facts, spec
+"Evidence"). The signal names, kinds and what counts as proof are listed in
+docs/engine-forensics.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rabench.contracts.verdict import Fields
+from rabench.engine.provenance.read import FileFacts, read_bytes, read_file
+from rabench.engine.provenance.rules import signals as _signals
+from rabench.engine.signals import Signal
+
+__all__ = ["FileFacts", "file_signals", "read_file", "read_bytes"]
+
+
+def file_signals(
+    path: Path,
+    media_type: str,
+    *,
+    printed_date: str | None,
+    field_boxes: dict[str, list[tuple[int, int, int, int]]] | None = None,
+    box_size: tuple[int, int] | None = None,
+    extracted: Fields | None = None,
+) -> list[Signal]:
+    """Every provenance signal for one file.
+
+    ``printed_date``: the printed purchase date as ISO ``YYYY-MM-DD``, only when it
+    parsed unambiguously (else None). Optional, to point proofs at fields:
+    ``field_boxes`` (x0, y0, x1, y1) per field in an *upright* image of size
+    ``box_size`` (width, height) -- lets a thumbnail mismatch name the fields in
+    the region that differs; ``extracted`` -- lets a PDF modification name the
+    fields whose values appear in the text the update added. Never raises on
+    file content; a part that cannot be read yields a ``file.unreadable_part`` fact.
+    """
+    try:
+        facts = read_file(Path(path), media_type)
+        return _signals(facts, printed_date=printed_date, field_boxes=field_boxes, box_size=box_size, extracted=extracted)
+    except Exception as e:  # last-resort boundary: a hostile file must never crash a run
+        return [Signal("file.unreadable_part", "file_fact", f"Provenance could not be read: {type(e).__name__}: {str(e)[:200]}")]
