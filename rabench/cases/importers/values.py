@@ -113,8 +113,8 @@ _MONTHS = {
 _SEP = r"[\s/.\-]+"
 _DMY = re.compile(rf"(\d{{1,2}})([/.\-]|\s+)(\d{{1,2}})\2(\d{{4}}|\d{{2}})")
 _YMD = re.compile(r"(\d{4})([/.\-])(\d{1,2})\2(\d{1,2})")
-_D_MON_Y = re.compile(rf"(\d{{1,2}}){_SEP}?([A-Za-z]{{3,9}})\.?(?:{_SEP}|,\s*)?(\d{{4}}|\d{{2}})")
-_MON_D_Y = re.compile(rf"([A-Za-z]{{3,9}})\.?{_SEP}?(\d{{1,2}})(?:,\s*|{_SEP})(\d{{4}})")
+_D_MON_Y = re.compile(rf"(\d{{1,2}})(?:{_SEP})?([A-Za-z]{{3,9}})\.?(?:{_SEP}|,\s*)?(\d{{4}}|\d{{2}})")
+_MON_D_Y = re.compile(rf"([A-Za-z]{{3,9}})\.?(?:{_SEP})?(\d{{1,2}})(?:,\s*|{_SEP})(\d{{4}})")
 
 
 def _year(text: str, y: str) -> int:

@@ -1,0 +1,130 @@
+"""`rabench cases derive`: duplicate transforms of a suite's base cases, with lineage, deterministic."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from rabench.cases.derive import derive_suite
+from rabench.cases.importers import import_suite
+from rabench.cases.validate import validate_suite
+from rabench.cli.main import main
+from rabench.errors import UserError
+
+
+def receipt(fmt: str, text: str) -> bytes:
+    img = Image.new("RGB", (180, 260), "white")
+    d = ImageDraw.Draw(img)
+    for i, line in enumerate([text, "1 x TEA   2.50", "TOTAL     2.50"]):
+        d.text((12, 20 + 30 * i), line, fill="black")
+    buf = io.BytesIO()
+    img.save(buf, fmt)
+    return buf.getvalue()
+
+
+def lines_of(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "manifest.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture
+def base_suite(tmp_path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.jpg").write_bytes(receipt("JPEG", "CAFE NORD"))
+    (src / "b.png").write_bytes(receipt("PNG", "BAKERY SUD"))
+    (src / "a-again.jpg").write_bytes(receipt("JPEG", "CAFE NORD "))
+    (src / "labels.csv").write_text(
+        "file,merchant,total,currency,tags,duplicate_of,transform,authenticity,fake_class\n"
+        "a.jpg,Cafe Nord,2.50,EUR,capture=scan,,,,\n"
+        "b.png,null,2.50,,,,,fake,ai_full\n"
+        "a-again.jpg,Cafe Nord,2.50,EUR,,a.jpg,reshoot,,\n"
+    )
+    out = tmp_path / "base"
+    import_suite("folder", src, out)
+    return out
+
+
+def test_derive_adds_transforms_of_base_cases_with_lineage(base_suite, tmp_path):
+    out = tmp_path / "derived"
+    report = derive_suite(base_suite, out, transforms=["reencode", "crop"], seed=7, per_case=2)
+    assert (report.copied, report.base, report.derived) == (3, 2, 8)
+    assert validate_suite(out) == (11, [])
+    lines = lines_of(out)
+    header, cases = lines[0], {c["id"]: c for c in lines[1:]}
+    assert header["name"] == "import/folder/src+derived"
+    assert header["meta"]["derived"]["transforms"] == ["reencode", "crop"]
+    assert header["meta"]["derived"]["seed"] == 7 and header["meta"]["derived"]["per_case"] == 2
+    assert header["meta"]["importer"] == "rabench.cases.importers.folder"  # source provenance kept
+    originals = {c["id"]: c for c in lines_of(base_suite)[1:]}
+    for cid, orig in originals.items():  # the suite is copied unchanged
+        assert cases[cid] == orig
+        assert (out / orig["file"]).read_bytes() == (base_suite / orig["file"]).read_bytes()
+    derived = {k: v for k, v in cases.items() if k not in originals}
+    assert sorted(derived) == sorted(
+        f"{b}--{kind}-{k}" for b in ("a", "b") for kind in ("reencode", "crop") for k in (1, 2)
+    )  # a-again already has lineage: not a base case, so not derived from
+    ids = [c["id"] for c in lines[1:]]
+    for cid, c in derived.items():
+        of, kind = cid.split("--")[0], cid.split("--")[1].rsplit("-", 1)[0]
+        assert c["lineage"] == {"of": of, "transform": kind}
+        assert ids.index(of) < ids.index(cid)  # originals run first
+        assert c["label"] == originals[of]["label"]  # same printed fields
+        assert c["tags"] == {**originals[of].get("tags", {}), "transform": kind}
+        data = (out / c["file"]).read_bytes()
+        assert c["sha256"] == hashlib.sha256(data).hexdigest()
+        assert data != (base_suite / originals[of]["file"]).read_bytes()
+        assert c["file"].startswith("derived/")
+    # two copies of the same transform differ (own generator per copy)
+    assert cases["a--crop-1"]["sha256"] != cases["a--crop-2"]["sha256"]
+
+
+def test_derive_is_deterministic_for_a_seed(base_suite, tmp_path):
+    derive_suite(base_suite, tmp_path / "one", transforms=["reencode", "crop", "reshoot"], seed=3)
+    derive_suite(base_suite, tmp_path / "two", transforms=["reencode", "crop", "reshoot"], seed=3)
+    derive_suite(base_suite, tmp_path / "other", transforms=["reencode", "crop", "reshoot"], seed=4)
+    one, two, other = ((tmp_path / n / "manifest.jsonl").read_bytes() for n in ("one", "two", "other"))
+    assert one == two
+    assert one != other
+    # a case's copies depend on its id, not on which other transforms were asked for
+    derive_suite(base_suite, tmp_path / "crop-only", transforms=["crop"], seed=3)
+    by = {c["id"]: c for c in lines_of(tmp_path / "crop-only")[1:]}
+    all_ = {c["id"]: c for c in lines_of(tmp_path / "one")[1:]}
+    assert by["b--crop-1"]["sha256"] == all_["b--crop-1"]["sha256"]
+
+
+def test_derive_cli_and_refusals(base_suite, tmp_path, capsys):
+    out = tmp_path / "d"
+    assert main(["cases", "derive", str(base_suite), "--out", str(out), "--transforms", "reencode", "--seed", "1"]) == 0
+    assert "2 duplicate transforms added from 2 base cases" in capsys.readouterr().out
+    assert main(["cases", "validate", str(out)]) == 0
+    capsys.readouterr()
+    # deriving again from the derived suite would clash with the ids it already has
+    assert main(["cases", "derive", str(out), "--out", str(tmp_path / "dd"), "--transforms", "reencode"]) == 2
+    assert "derived id a--reencode-1 already exists" in capsys.readouterr().err
+    assert not (tmp_path / "dd").exists()
+    assert main(["cases", "derive", str(base_suite), "--out", str(tmp_path / "x"), "--transforms", "rotate"]) == 2
+    assert "unknown transform 'rotate'" in capsys.readouterr().err
+    # a corrupt source suite is refused, nothing written
+    (base_suite / "files" / "a.jpg").write_bytes(b"\xff\xd8\xffjunk")
+    with pytest.raises(UserError):
+        derive_suite(base_suite, tmp_path / "y", transforms=["crop"], seed=1)
+    assert not (tmp_path / "y").exists()
+    assert not any(".partial-" in p.name for p in tmp_path.iterdir())
+
+
+def test_a_failure_half_way_writes_nothing(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.jpg").write_bytes(receipt("JPEG", "GOOD"))
+    (src / "z.jpg").write_bytes(b"\xff\xd8\xff\xe0 truncated, not decodable")  # JPEG magic, no image
+    (src / "labels.csv").write_text("file,total\na.jpg,1\nz.jpg,2\n")
+    import_suite("folder", src, tmp_path / "base")  # the importer checks magic bytes, not decodability
+    with pytest.raises(UserError, match=r"manifest.jsonl:3: case z: cannot crop: not a readable image"):
+        derive_suite(tmp_path / "base", tmp_path / "out", transforms=["crop"], seed=0)
+    assert not (tmp_path / "out").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "src"]
