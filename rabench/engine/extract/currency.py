@@ -44,7 +44,7 @@ CURRENCIES: dict[str, CurrencyInfo] = {
         CurrencyInfo("CNY", 2, ("元", "RMB", "¥"), ("CN",), "YMD", (13, 9, 6, 3, 1), None, ("zh",)),
         CurrencyInfo("KRW", 0, ("₩", "원"), ("KR",), "YMD", (10,), None, ("ko",)),
         CurrencyInfo("CHF", 2, ("CHF", "Fr."), ("CH",), "DMY", (8.1, 2.6, 3.8, 7.7, 2.5, 3.7), None, ("de", "fr", "it")),
-        CurrencyInfo("CAD", 2, ("C$", "CA$", "$"), ("CA",), "YMD", (5, 13, 15, 14.975, 12, 11, 9.975, 7, 6), None, ("en", "fr")),
+        CurrencyInfo("CAD", 2, ("C$", "CA$", "$"), ("CA",), "DMY", (5, 13, 15, 14.975, 12, 11, 9.975, 7, 6), None, ("en", "fr")),
         CurrencyInfo("AUD", 2, ("A$", "AU$", "$"), ("AU",), "DMY", (10,), None, ("en",)),
         CurrencyInfo("NZD", 2, ("NZ$", "$"), ("NZ",), "DMY", (15,), None, ("en",)),
         CurrencyInfo("SGD", 2, ("S$", "$"), ("SG",), "DMY", (9, 8, 7), None, ("en",)),
@@ -80,6 +80,7 @@ _COUNTRY_CUES: list[tuple[str, str]] = [
     (r"\bGST\s*(?:\(?5(?:[.,]0+)?\s?%)", "CAD"),
     (r"\b(CGST|SGST|IGST|GSTIN)\b", "INR"),
     (r"\bSales\s+Tax\b", "USD"),
+    (r"\bGST\b", "AUD"),
     (r"\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b", "USD"),  # US state + ZIP
     (r"\bMVA\b", "NOK"),
     (r"\bMoms\b", "SEK"),

@@ -68,6 +68,12 @@ _HEADER_SKIP = re.compile(
 )
 
 
+_STREET = re.compile(
+    r"(?<![a-z])(st|rd|ave|avenue|street|road|lane|blvd|boulevard|strasse|str|weg|gasse|platz|rue|calle|"
+    r"avenida|via|piazza|plaza|straat|laan|chemin|place|allee)(?![a-z])|stra(ss|ß)e(?![a-z])"
+)
+
+
 def _row_amount(row: Row, minor: int) -> Amount | None:
     """The row's amount: the right-most amount in the row's text."""
     found = find_amounts(row.text, minor_units=minor)
@@ -118,9 +124,9 @@ def _merchant(rows: list[Row], first_amount_row: int) -> tuple[str | None, int |
         digits = sum(ch.isdigit() for ch in text)
         if letters < 2 or digits > letters or _HEADER_SKIP.search(fold(text)):
             continue
-        if re.search(r"\d{4,}|\d+\s+[A-Za-z]+\s+(st|rd|ave|street|road|str|strasse|rue|calle|via)\b", text, re.I):
+        if re.search(r"\d{4,}|^\s*\d+[a-z]?[ ,]", text, re.I) or _STREET.search(fold(text)):
             continue  # an address or a number line
-        score = (row.height or 10.0) * (1.0 - 0.08 * len(candidates))
+        score = (row.height or 10.0) * (1.0 - 0.15 * len(candidates))
         candidates.append((score, i, " ".join(s.text for s in row.segments)))
     if not candidates:
         return None, None

@@ -67,7 +67,7 @@ TOTAL = _kw([
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
-    r"inc\.|includes|内税|税込|ttc)(?![a-z])"
+    r"inc\.|includes|enth\.?|enthaltene?|inclus|内税|税込|ttc)(?![a-z])"
 )
 COUNT_WORDS = re.compile(r"(?<![a-z])(items?|qty|quantity|articles?|artikel|stuck|pcs|anzahl|nombre|点数|点)(?![a-z])")
 
