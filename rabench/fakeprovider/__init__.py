@@ -5,10 +5,10 @@ benchmarks and by hand (``rabench fake-provider --port P --profile NAME``).
 See docs/targets.md, "Fake provider".
 """
 
-from rabench.fakeprovider.app import FakeApp, FakeProvider, RecordedRequest, load_suite_labels
+from rabench.fakeprovider.app import BackgroundFakeProvider, FakeApp, FakeProvider, RecordedRequest, load_suite_labels
 from rabench.fakeprovider.profile import BEHAVIOURS, BUILTIN, Latency, ModelProfile, Profile, load_profile
 
 __all__ = [
-    "BEHAVIOURS", "BUILTIN", "FakeApp", "FakeProvider", "Latency", "ModelProfile", "Profile",
+    "BEHAVIOURS", "BUILTIN", "BackgroundFakeProvider", "FakeApp", "FakeProvider", "Latency", "ModelProfile", "Profile",
     "RecordedRequest", "load_profile", "load_suite_labels",
 ]

@@ -19,6 +19,7 @@ import base64
 import binascii
 import hashlib
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ class RecordedRequest(msgspec.Struct, frozen=True):
     image_sha256: str | None
     n: int  # how many requests with this model and image came before
     behaviour: str
+    peer: str = ""  # client address:port (the same port = a reused connection)
 
 
 def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel]:
@@ -63,6 +65,11 @@ def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel]:
                 continue
             labels[hashlib.sha256(prepared.data).hexdigest()] = loaded.case.label
     return labels
+
+
+def _peer(request: web.Request) -> str:
+    info = request.transport.get_extra_info("peername") if request.transport else None
+    return f"{info[0]}:{info[1]}" if info else ""
 
 
 class FakeApp:
@@ -119,7 +126,8 @@ class FakeApp:
             self.requests.append(RecordedRequest(
                 wire=wire, path=request.path,
                 headers={k.lower(): v for k, v in request.headers.items()},
-                body=body, model=model, image_sha256=image_sha, n=n, behaviour=behaviour))
+                body=body, model=model, image_sha256=image_sha, n=n, behaviour=behaviour,
+                peer=_peer(request)))
             if latency > 0:
                 await asyncio.sleep(latency)
             return await self._respond(request, fmt, behaviour, model, image_sha, rng)
@@ -136,6 +144,10 @@ class FakeApp:
                 headers["Retry-After"] = mp.retry_after
             message = {401: "missing or invalid API key", 400: "request has no model or no base64 image"}.get(
                 status, f"scripted {status} from the fake provider")
+            if mp.echo_key and status < 500:
+                sent = [v for k, v in request.headers.items()
+                        if k.lower() in ("authorization", "x-api-key", "x-goog-api-key")]
+                message += f" (Incorrect API key provided: {' '.join(sent)})"
             return web.json_response(fmt.error(status, message), status=status, headers=headers)
         if behaviour == "reset":
             if request.transport is not None:
@@ -212,3 +224,28 @@ class FakeProvider:
             "RABENCH_ANTHROPIC_BASE_URL": self.url,
             "RABENCH_GEMINI_BASE_URL": self.url,
         }
+
+
+class BackgroundFakeProvider:
+    """The fake on its own event loop in a thread, for callers that run their own
+    ``asyncio.run`` (the CLI, ``rabench run`` in an end-to-end test)::
+
+        with BackgroundFakeProvider(profile) as fake:
+            os.environ.update(fake.env()); main(["run", ...])
+    """
+
+    def __init__(self, profile: Profile, **kwargs: Any):
+        self.fake = FakeProvider(profile, **kwargs)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="fake-provider", daemon=True)
+
+    def __enter__(self) -> FakeProvider:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.fake.start(), self._loop).result(30)
+        return self.fake
+
+    def __exit__(self, *exc: object) -> None:
+        asyncio.run_coroutine_threadsafe(self.fake.stop(), self._loop).result(30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+        self._loop.close()

@@ -57,6 +57,7 @@ class ModelProfile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     hang_s: float = 3600.0  # how long "hang" waits before answering
     answer_model: str | None = None  # model id to report ("{model}" = the requested one)
     other_model: str = "fake-other-model"
+    echo_key: bool = False  # 4xx messages quote the key, as some providers do
     input_tokens: int = 1500
     output_tokens: int = 250
 

@@ -85,7 +85,9 @@ def env_base_url_var(name: str) -> str:
 
 def provider_names(config: dict[str, Any]) -> list[str]:
     """Built-in providers plus every ``[providers.<name>]`` table, in a stable order."""
-    extra = [n for n in (config.get("providers") or {}) if n not in BUILTIN]
+    tables = config.get("providers") or {}
+    # Only tables with a `wire` are DIY providers ([providers.null] / [providers.self] are runner limits).
+    extra = [n for n, t in tables.items() if n not in BUILTIN and isinstance(t, dict) and "wire" in t]
     return list(BUILTIN) + sorted(extra)
 
 

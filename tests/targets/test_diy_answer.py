@@ -1,0 +1,111 @@
+"""The plain-prompt answer parser: lenient about where the JSON is, strict about what it holds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rabench.targets.diy.answer import AnswerError, parse_answer, to_amount
+
+GOOD = {
+    "merchant": " Corner Shop ", "date": "2025-03-14", "subtotal": 10, "tax_total": "0,80",
+    "total": "10.80", "currency": "eur", "receipt_number": 12345,
+    "line_items": [{"description": "Tea", "quantity": 2, "unit_price": 2.5, "total": 5},
+                   {"description": "Cake", "quantity": 1, "unit_price": "5,00", "total": None},
+                   {"description": "", "total": 1.0}],
+    "risk": 0.7,
+    "reasons": ["@total digits look pasted", {"text": "odd font", "fields": ["@merchant"]}],
+}
+
+
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda s: s,
+        lambda s: "```json\n" + s + "\n```",
+        lambda s: "Sure! Here is the JSON:\n```\n" + s + "\n```\nHope it helps {not json}.",
+        lambda s: "I read the receipt. " + s + " That's all.",
+    ],
+    ids=["bare", "fence", "fence-with-prose", "prose"],
+)
+def test_json_is_found_wherever_the_model_put_it(wrap):
+    v = parse_answer(wrap(json.dumps(GOOD)))
+    assert v.fields.merchant == "Corner Shop"
+    assert v.fields.total == 10.8 and v.fields.tax_total == 0.8 and v.fields.subtotal == 10.0
+    assert v.fields.currency == "EUR"
+    assert v.fields.receipt_number == "12345"
+    assert v.risk == 0.7
+
+
+def test_line_items_normalised_and_unusable_ones_dropped():
+    v = parse_answer(json.dumps(GOOD))
+    assert [(i.description, i.total) for i in v.line_items] == [("Tea", 5.0), ("Cake", 5.0)]
+
+
+def test_reasons_are_opinions_with_field_tags():
+    v = parse_answer(json.dumps(GOOD))
+    assert [r.kind for r in v.reasons] == ["opinion", "opinion"]
+    assert v.reasons[0].fields == ["total"]
+    assert v.reasons[1].fields == ["merchant"]
+
+
+def test_at_most_five_reasons_kept():
+    obj = dict(GOOD, reasons=[f"reason {i} @date" for i in range(9)])
+    v = parse_answer(json.dumps(obj))
+    assert len(v.reasons) == 5 and all(r.fields == ["date"] for r in v.reasons)
+
+
+@pytest.mark.parametrize(
+    "raw,expected",
+    [("12,50", 12.5), ("1,234.50", 1234.5), ("1.234,50", 1234.5), ("1,234", 1234.0), ("12,505", 12505.0),
+     ("$ 12.50", 12.5), ("12.50 EUR", 12.5), ("€3", 3.0), ("-4.20", -4.2), ("1 234,5", 1234.5),
+     (7, 7.0), ("n/a", None), ("", None), (None, None)],
+)
+def test_amount_rules(raw, expected):
+    assert to_amount(raw) == expected
+
+
+@pytest.mark.parametrize("raw", ["12,5,0", "twelve", "1.2.3", "12,5050", [1], True, {"v": 1}, float("nan")])
+def test_amounts_no_rule_can_read_are_rejected(raw):
+    with pytest.raises(AnswerError):
+        to_amount(raw)
+
+
+@pytest.mark.parametrize("risk", [1.2, -0.1, "85%", 85, True])
+def test_risk_outside_unit_interval_makes_the_answer_invalid(risk):
+    with pytest.raises(AnswerError, match="risk"):
+        parse_answer(json.dumps(dict(GOOD, risk=risk)))
+
+
+def test_missing_risk_means_no_opinion():
+    obj = {k: v for k, v in GOOD.items() if k != "risk"}
+    assert parse_answer(json.dumps(obj)).risk is None
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [("merchant", ["a"]), ("total", {"x": 1}), ("line_items", "tea"), ("line_items", [1]),
+     ("reasons", 3), ("date", 20250314), ("currency", 978)],
+)
+def test_wrong_types_make_the_whole_answer_invalid(key, value):
+    with pytest.raises(AnswerError, match=key.split("_")[0]):
+        parse_answer(json.dumps(dict(GOOD, **{key: value})))
+
+
+def test_dates_iso_kept_datetime_cut_other_formats_kept_as_written():
+    assert parse_answer(json.dumps(dict(GOOD, date="2025-03-14T10:22:00"))).fields.date == "2025-03-14"
+    assert parse_answer(json.dumps(dict(GOOD, date="14/03/2025"))).fields.date == "14/03/2025"
+    with pytest.raises(AnswerError, match="calendar"):
+        parse_answer(json.dumps(dict(GOOD, date="2025-02-30")))
+
+
+@pytest.mark.parametrize("text", ["", "   ", "I can't read this receipt.", "[1, 2, 3]", "{broken: json"])
+def test_text_without_a_json_object_is_unreadable(text):
+    with pytest.raises(AnswerError):
+        parse_answer(text)
+
+
+def test_null_fields_are_not_shown():
+    v = parse_answer('{"merchant": null, "total": null, "line_items": [], "risk": null}')
+    assert v.fields.merchant is None and v.fields.total is None and v.line_items == [] and v.risk is None
