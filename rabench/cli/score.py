@@ -1,0 +1,34 @@
+"""``rabench score runs/A [runs/B ...] --out reports/X``: rows.json + report.md."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rabench.score.scorer import score_runs, write_outputs
+
+    result = score_runs(args.runs)
+    rows_path, md_path = write_outputs(result, args.out)
+    n_find = len(result.findings)
+    print(f"{len(result.rows)} rows, {n_find} findings -> {rows_path}, {md_path}", file=sys.stdout)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="Score runs against their suite's labels: every RA-Bench 0.2.0 row with intervals.",
+        description=(
+            "Read each RUN folder (run.json + outcomes.jsonl) and the suite it names, and write "
+            "OUT/rows.json (every row: task, metric, stratum, target, value, 95% interval, n, "
+            "bootstrap seed; plus findings of each 'self' target against each baseline) and "
+            "OUT/report.md. Several runs (e.g. one per target) are scored together only if they "
+            "used the same suite; a target may appear in one run only. Re-scoring the same runs "
+            "gives a byte-identical rows.json. Definitions: docs/methodology.md."
+        ),
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s), e.g. runs/2026-11-29-a")
+    p.add_argument("--out", required=True, metavar="OUT", help="output folder, e.g. reports/X")
+    p.set_defaults(func=_run)

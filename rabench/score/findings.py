@@ -1,0 +1,82 @@
+"""Findings (spec, "Findings"): each `self` target against each baseline (kind
+``diy``) on the headline rows (stratum "all").
+
+* A win or a loss only when the 95% intervals don't overlap (touching intervals
+  overlap); the better side is read from the metric's direction.
+* Latency and cost (no interval): only when one value is at least 1.2 times the
+  other (a zero against a positive value counts as decided).
+* Always a tie when either side rests on fewer than 10 cases (or calls).
+* Metrics with neither an interval nor a ratio rule (calibration error,
+  approve-everything) are listed as ties with the reason "no interval".
+* A task the baseline can't do by construction: "not supported by baseline".
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from rabench.contracts import Row
+from rabench.score.load import TargetRuns
+from rabench.score.metrics import BY_KEY, ORDER
+from rabench.score.rows import ALL, MIN_STRATUM
+
+RATIO = 1.2
+Result = Literal["win", "loss", "tie", "not_supported"]
+
+
+class Finding(msgspec.Struct, frozen=True, omit_defaults=True):
+    task: str
+    metric: str
+    target: str  # ours (kind "self")
+    baseline: str
+    result: Result  # from our target's side
+    reason: str
+    value: float | None = None
+    baseline_value: float | None = None
+
+
+def compare(ours: Row, base: Row) -> tuple[Result, str]:
+    meta = BY_KEY[(ours.task, ours.metric)]
+    if not base.supported:
+        return "not_supported", "not supported by baseline"
+    if not ours.supported:
+        return "not_supported", "not supported by our target"
+    if ours.value is None or base.value is None:
+        return "tie", "no value on one side"
+    if meta.compare == "none":
+        return "tie", "no interval"
+    if min(ours.n, base.n) < MIN_STRATUM:
+        return "tie", f"fewer than {MIN_STRATUM} {meta.unit} on one side"
+    sign = -1.0 if meta.lower_is_better else 1.0
+    if meta.compare == "ratio":
+        lo, hi = sorted((ours.value, base.value))
+        if hi <= 0 or (lo > 0 and hi / lo < RATIO):
+            return "tie", f"within {RATIO}x"
+        better = sign * (ours.value - base.value) > 0
+        return ("win" if better else "loss"), f"at least {RATIO}x apart"
+    if None in (ours.lo, ours.hi, base.lo, base.hi):
+        return "tie", "no interval"
+    if ours.lo > base.hi or base.lo > ours.hi:  # type: ignore[operator]
+        better = sign * (ours.value - base.value) > 0
+        return ("win" if better else "loss"), "95% intervals don't overlap"
+    return "tie", "95% intervals overlap"
+
+
+def findings(rows: list[Row], targets: list[TargetRuns]) -> list[Finding]:
+    ours = [t.id for t in targets if t.info.kind == "self"]
+    baselines = [t.id for t in targets if t.info.kind == "diy"]
+    head = {(r.target, r.task, r.metric): r for r in rows if r.stratum == ALL}
+    keys = sorted({(r.task, r.metric) for r in rows if r.stratum == ALL}, key=lambda k: ORDER[k])
+    out: list[Finding] = []
+    for us in ours:
+        for them in baselines:
+            for task, metric in keys:
+                a, b = head.get((us, task, metric)), head.get((them, task, metric))
+                if a is None or b is None:
+                    continue
+                result, reason = compare(a, b)
+                out.append(Finding(task=task, metric=metric, target=us, baseline=them, result=result,
+                                   reason=reason, value=a.value, baseline_value=b.value))
+    return out

@@ -1,0 +1,167 @@
+"""Read what the runner wrote (run.json + outcomes.jsonl) and the suite's labels.
+
+Why a separate stage: the scorer must refuse mismatched inputs with one clear
+line (runs of different suites, a target scored twice, outcomes for cases the
+suite doesn't have) before any statistic is computed, and every later module
+can then work on plain arrays indexed by case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from rabench.cases.manifest import open_suite
+from rabench.contracts import Case, Outcome, RunManifest, TargetInfo
+from rabench.errors import UserError
+
+_manifest_decoder = msgspec.json.Decoder(RunManifest)
+_outcome_decoder = msgspec.json.Decoder(Outcome)
+
+
+@dataclass(slots=True)
+class CaseTable:
+    """Every case of the suite, in manifest order, with label facts as arrays."""
+
+    cases: list[Case]
+    index: dict[str, int]
+    is_base: np.ndarray  # no lineage
+    is_fake: np.ndarray
+    has_after: np.ndarray  # base case that must run after a look-alike: a hard negative
+    adds_up: np.ndarray  # int8: -1 not labelled, 0 doesn't add up, 1 adds up
+
+    @property
+    def n(self) -> int:
+        return len(self.cases)
+
+
+@dataclass(slots=True)
+class TargetRuns:
+    """One target's calls: outcomes sorted by (case, repetition), one per pair."""
+
+    info: TargetInfo
+    run_id: str
+    outcomes: list[Outcome]
+    case: np.ndarray  # int32 case index of each outcome
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+
+@dataclass(slots=True)
+class ScoreInput:
+    manifests: list[RunManifest]
+    suite_name: str
+    manifest_sha256: str
+    cases: CaseTable
+    targets: list[TargetRuns]
+
+
+def read_manifest(run_dir: Path) -> RunManifest:
+    path = run_dir / "run.json"
+    if not path.is_file():
+        raise UserError(f"{run_dir}: no run.json here (is this a runs/ID folder?)")
+    try:
+        return _manifest_decoder.decode(path.read_bytes())
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise UserError(f"{path}: not a valid run manifest: {str(exc).replace('`', '')}") from None
+
+
+def load_cases(suite_dir: str) -> tuple[CaseTable, str, str]:
+    reader = open_suite(suite_dir)
+    cases = [lc.case for lc in reader]
+    index: dict[str, int] = {}
+    for i, case in enumerate(cases):
+        if case.id in index:
+            raise UserError(f"{reader.manifest}: case id {case.id} appears twice")
+        index[case.id] = i
+    is_base = np.array([c.lineage is None for c in cases], dtype=bool)
+    table = CaseTable(
+        cases=cases,
+        index=index,
+        is_base=is_base,
+        is_fake=np.array([c.label.is_fake for c in cases], dtype=bool),
+        has_after=np.array([bool(c.after) for c in cases], dtype=bool) & is_base,
+        adds_up=np.array(
+            [-1 if not isinstance(c.label.adds_up, bool) else int(c.label.adds_up) for c in cases],
+            dtype=np.int8,
+        ),
+    )
+    return table, reader.header.name, reader.manifest_sha256
+
+
+def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable) -> dict[str, list[Outcome]]:
+    """Outcomes per target; a later line for the same (case, target, repetition)
+    replaces an earlier one (a resumed run may re-record a call)."""
+    path = run_dir / "outcomes.jsonl"
+    if not path.is_file():
+        raise UserError(f"{run_dir}: no outcomes.jsonl here")
+    known = {t.id for t in manifest.targets}
+    latest: dict[tuple[str, str, int], Outcome] = {}
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            try:
+                oc = _outcome_decoder.decode(raw)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                raise UserError(f"{path}:{lineno}: {str(exc).replace('`', '')}") from None
+            if oc.case_id not in cases.index:
+                raise UserError(f"{path}:{lineno}: case {oc.case_id} is not in the run's suite")
+            if oc.target not in known:
+                raise UserError(f"{path}:{lineno}: target {oc.target} is not listed in run.json")
+            latest[(oc.target, oc.case_id, oc.repetition)] = oc
+    per_target: dict[str, list[Outcome]] = {t: [] for t in known}
+    for (target, _, _), oc in latest.items():
+        per_target[target].append(oc)
+    return per_target
+
+
+def load_runs(run_dirs: list[str]) -> ScoreInput:
+    """Load one or more runs of the same suite; refuse anything else with one line."""
+    if not run_dirs:
+        raise UserError("give at least one run folder (runs/ID)")
+    dirs = [Path(d) for d in run_dirs]
+    manifests = [read_manifest(d) for d in dirs]
+    first = manifests[0]
+    for d, m in zip(dirs[1:], manifests[1:]):
+        if m.manifest_sha256 != first.manifest_sha256:
+            raise UserError(
+                f"{d}: this run used a different suite ({m.suite_name}, manifest "
+                f"{m.manifest_sha256[:12]}) than {dirs[0]} ({first.suite_name}, "
+                f"{first.manifest_sha256[:12]}); score runs of one suite together"
+            )
+    if len({m.run_id for m in manifests}) != len(manifests):
+        raise UserError("the same run was given twice")
+    suite_dir = Path(first.suite_dir)
+    if not suite_dir.is_absolute() and not suite_dir.exists():
+        # run.json may store the suite relative to the project; try beside runs/ too.
+        alt = dirs[0].resolve().parent.parent / suite_dir
+        suite_dir = alt if alt.exists() else suite_dir
+    cases, suite_name, sha = load_cases(str(suite_dir))
+    if sha != first.manifest_sha256:
+        raise UserError(
+            f"{suite_dir}: the suite's manifest changed since the run (sha256 {sha[:12]}, "
+            f"run.json says {first.manifest_sha256[:12]}); re-run or restore the suite"
+        )
+    targets: list[TargetRuns] = []
+    seen: dict[str, Path] = {}
+    for d, m in zip(dirs, manifests):
+        per_target = read_outcomes(d, m, cases)
+        for info in m.targets:
+            if info.id in seen:
+                raise UserError(
+                    f"target {info.id} is in both {seen[info.id]} and {d}; score them separately"
+                )
+            seen[info.id] = d
+            ocs = sorted(per_target[info.id], key=lambda o: (cases.index[o.case_id], o.repetition))
+            case_idx = np.fromiter((cases.index[o.case_id] for o in ocs), dtype=np.int32, count=len(ocs))
+            targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx))
+    targets.sort(key=lambda t: t.id)
+    return ScoreInput(
+        manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=cases, targets=targets
+    )

@@ -1,0 +1,66 @@
+"""Which fields a reason points at (spec, "Evidence": edited field named), and
+which reasons are proof.
+
+A reason points at a field through (1) its ``@field`` tags (``Reason.fields``),
+(2) a deterministic check about it: the check the reason reports
+(``Reason.check``) points at that check's own ``fields``, and an arithmetic
+check (``totals_add_up`` or proof type ``arithmetic``) at total and subtotal, or
+(3) for free-text reasons — no tags and no check — the spec's pre-registered
+keywords, matched case-insensitively as whole words (an optional plural "s" or
+"es" allowed), so "subtotal" maps only to subtotal and never to total.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import get_args
+
+from rabench.contracts import Check, Reason
+from rabench.contracts.labels import FIELD_TAGS
+from rabench.contracts.verdict import ProofType
+
+PROOF_TYPES: frozenset[str] = frozenset(get_args(ProofType))
+ARITHMETIC_FIELDS = frozenset({"total", "subtotal"})
+
+# Exactly the spec's list, in its order: keyword -> field.
+KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("total", "total"), ("amount due", "total"),
+    ("subtotal", "subtotal"),
+    ("tax", "tax_total"), ("VAT", "tax_total"), ("GST", "tax_total"),
+    ("date", "date"),
+    ("merchant", "merchant"), ("store", "merchant"), ("vendor", "merchant"),
+    ("logo", "merchant"), ("name", "merchant"),
+    ("item", "line_items"), ("line", "line_items"), ("quantity", "line_items"),
+    ("price", "line_items"),
+)
+_KEYWORD_RES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(r"\b" + r"\s+".join(map(re.escape, kw.split())) + r"(?:s|es)?\b", re.IGNORECASE), field)
+    for kw, field in KEYWORDS
+)
+
+
+def keyword_fields(text: str) -> set[str]:
+    return {field for rx, field in _KEYWORD_RES if rx.search(text)}
+
+
+def points_at(reason: Reason, checks: dict[str, Check]) -> set[str]:
+    """The fields one reason points at."""
+    fields = {f for f in reason.fields if f in FIELD_TAGS}
+    deterministic = False
+    if reason.check is not None:
+        deterministic = True
+        if reason.check == "totals_add_up":
+            fields |= ARITHMETIC_FIELDS
+        check = checks.get(reason.check)
+        if check is not None:
+            fields |= {f for f in check.fields if f in FIELD_TAGS}
+    if reason.proof_type == "arithmetic":
+        deterministic = True
+        fields |= ARITHMETIC_FIELDS
+    if not reason.fields and not deterministic:
+        fields |= keyword_fields(reason.text)
+    return fields
+
+
+def is_proof(reason: Reason) -> bool:
+    return reason.kind == "proof" and reason.proof_type in PROOF_TYPES

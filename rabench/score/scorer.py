@@ -1,0 +1,90 @@
+"""score_runs: from runs/ID folders to every row, finding and the rows.json file.
+
+The whole scorer in one call, for the CLI, the benchmark and tests:
+load (refusing mismatches) -> per-run facts -> per-task rows -> findings.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rabench.contracts import CONTRACTS_VERSION, Row
+from rabench.score import output
+from rabench.score.findings import Finding, findings
+from rabench.score.load import ScoreInput, load_runs
+from rabench.score.reduce import run_facts, runs_per_case
+from rabench.score.rows import MIN_STRATUM, N_BOOT
+from rabench.score.strata import tag_masks
+from rabench.score.tasks import TaskContext, authenticity, checks, decisions, duplicates, evidence, extraction, operations
+
+TASK_MODULES = (extraction, checks, authenticity, duplicates, decisions, evidence, operations)
+
+
+@dataclass
+class ScoreResult:
+    doc: output.RowsFile
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.doc.rows
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.doc.findings
+
+
+def score_input(inp: ScoreInput) -> ScoreResult:
+    timings: dict[str, float] = {}
+    tags = tag_masks(inp.cases)
+    rows: list[Row] = []
+    for target in inp.targets:
+        t0 = time.perf_counter()
+        facts = run_facts(target, inp.cases)
+        timings["facts"] = timings.get("facts", 0.0) + time.perf_counter() - t0
+        ctx = TaskContext(target=target, cases=inp.cases, facts=facts, tags=tags,
+                          runs=runs_per_case(facts, inp.cases.n))
+        for module in TASK_MODULES:
+            t0 = time.perf_counter()
+            rows.extend(module.rows(ctx))
+            name = module.__name__.rsplit(".", 1)[-1]
+            timings[name] = timings.get(name, 0.0) + time.perf_counter() - t0
+    rows.sort(key=output.sort_key)
+    found = findings(rows, inp.targets)
+    header = output.Header(
+        format=output.FORMAT, spec=output.SPEC, contracts_version=CONTRACTS_VERSION,
+        scorer_version=output.SCORER_VERSION, suite_name=inp.suite_name,
+        suite_manifest_sha256=inp.manifest_sha256,
+        runs=sorted(
+            (output.RunRef(run_id=m.run_id, targets=sorted(t.id for t in m.targets),
+                           repetitions=m.repetitions, price_date=m.price_date)
+             for m in inp.manifests),
+            key=lambda r: r.run_id,
+        ),
+        targets=[t.info for t in inp.targets],
+        bootstrap_resamples=N_BOOT, min_stratum_cases=MIN_STRATUM,
+    )
+    return ScoreResult(doc=output.RowsFile(header=header, rows=rows, findings=found), timings=timings)
+
+
+def score_runs(run_dirs: list[str]) -> ScoreResult:
+    t0 = time.perf_counter()
+    inp = load_runs(run_dirs)
+    load_s = time.perf_counter() - t0
+    result = score_input(inp)
+    result.timings = {"load": load_s, **result.timings}
+    return result
+
+
+def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]:
+    from rabench.score.report_md import render
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rows_path = out / "rows.json"
+    rows_path.write_bytes(output.encode(result.doc))
+    md_path = out / "report.md"
+    md_path.write_text(render(result.doc), encoding="utf-8")
+    return rows_path, md_path
