@@ -198,6 +198,7 @@ def test_path_tricks_in_labels_are_bad_rows(tmp_path):
         "/etc/hostname,1,",
         "sub/../a.jpg,1,",
         "b.jpg,1,../outside.jpg",
+        "sub\\c.jpg,1,",
     ]) + "\n"
     src = make_folder(tmp_path / "src", {"a.jpg": image_bytes(), "b.jpg": image_bytes(shade=3)}, labels)
     with pytest.raises(BadRows) as exc:
@@ -206,6 +207,7 @@ def test_path_tricks_in_labels_are_bad_rows(tmp_path):
         "labels.csv:3: receipt ../outside.jpg: file ../outside.jpg is outside the source folder",
         "labels.csv:4: receipt /etc/hostname: file /etc/hostname is outside the source folder",
         "labels.csv:6: receipt b.jpg: duplicate_of ../outside.jpg is outside the source folder",
+        "labels.csv:7: receipt sub\\c.jpg: file sub\\c.jpg uses \\; write paths with /",
         "labels.csv:5: receipt a.jpg: labelled twice (first at labels.csv:2)",
     ]
     assert not (tmp_path / "out").exists()
@@ -382,3 +384,17 @@ def test_ids_are_stable_unique_and_order_free():
     assert ids == assign_ids(list(reversed(names)))
     assert ids["Über Café.jpg"] == "uber-cafe"
     assert all(i == i.lower() and " " not in i for i in ids.values())
+
+
+def test_an_error_while_writing_leaves_no_suite_and_no_temp_folder(tmp_path):
+    from rabench.cases.importers.writer import StagedSuite
+    from rabench.contracts import SuiteHeader
+
+    src = tmp_path / "a.jpg"
+    src.write_bytes(image_bytes())
+    out = tmp_path / "out"
+    with pytest.raises(OSError):
+        with StagedSuite(out, SuiteHeader(suite="receipt", name="t")) as suite:
+            suite.copy_file(src, "files/a.jpg")
+            suite.copy_file(tmp_path / "missing.jpg", "files/b.jpg")  # fails half-way
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jpg"]

@@ -120,6 +120,8 @@ def parse_tag_pairs(pairs: list[tuple[str, str]], error: type[Exception]) -> dic
 
 def _name_in(root: Path, col: str, raw: str) -> str:
     """A file name from the labels -> its key (POSIX path relative to the folder); refuse escapes."""
+    if "\\" in raw:
+        raise RowProblem(f"{col} {raw} uses \\; write paths with /")
     path = resolve_in_suite(root, raw)
     if path is None:
         raise RowProblem(f"{col} {raw} is outside the source folder")
