@@ -1,0 +1,138 @@
+"""Visual forensics: does the area around a field look like the rest of the receipt?
+
+Why local and why only an opinion: a stripped fake (no metadata left) still
+carries the traces of its edit where the edit is -- a pasted or re-typed amount
+has its own noise, JPEG history, paper tone or font weight. We measure those
+around each extracted field box and compare them with the receipt's other text
+lines (robust z-scores: median and MAD over the lines). Receipts legitimately
+print totals bolder or larger, so font metrics are compared with the rest of
+the *same* line when it has ink (the "TOTAL" label beside the amount), and the
+verdict is an ``opinion``: a model-free measurement, but one a caller cannot
+verify as tampering.
+
+``value`` of each signal is the field's inconsistency score: the largest robust
+|z| over the features, clipped to [0, 10]; 0 = typical of this receipt, >= 3 =
+unusual, signals are emitted from ``EMIT_SCORE`` on. ``field_scores`` gives the
+score of every field (also those below the threshold) for the risk model.
+"""
+
+from __future__ import annotations
+
+import msgspec
+import numpy as np
+from PIL import Image
+
+from rabench.engine.forensics.features import FEATURES, FONT_FEATURES, features, line_boxes
+from rabench.engine.signals import Signal
+
+Box = tuple[int, int, int, int]
+EMIT_SCORE = 3.0
+MAX_SCORE = 10.0
+MIN_REFERENCES = 4
+# Floors on the spread so a perfectly clean digital receipt (zero spread) does not turn noise into z=inf.
+FLOORS = {"noise": 0.08, "blockiness": 0.08, "paper": 3.0, "ink": 6.0, "stroke": 0.5, "height": 1.5, "sharpness": 4.0}
+_LABELS = {
+    "noise": "noise level",
+    "blockiness": "JPEG block pattern",
+    "paper": "paper tone",
+    "ink": "ink darkness",
+    "stroke": "stroke width",
+    "height": "text height",
+    "sharpness": "edge sharpness",
+}
+
+__all__ = ["FieldScore", "field_scores", "visual_signals", "EMIT_SCORE"]
+
+
+class FieldScore(msgspec.Struct, frozen=True):
+    field: str
+    score: float  # max robust |z| over features, clipped to [0, MAX_SCORE]
+    z: dict[str, float]  # per feature, signed
+    references: int  # text lines compared against
+
+
+def _to_gray(image: Image.Image) -> np.ndarray:
+    return np.asarray(image.convert("L"), dtype=np.float32)
+
+
+def field_scores(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[FieldScore]:
+    gray = _to_gray(image)
+    h, w = gray.shape
+    boxes = {k: [_clip(b, w, h) for b in v if _clip(b, w, h)] for k, v in field_boxes.items()}
+    boxes = {k: v for k, v in boxes.items() if v}
+    if not boxes:
+        return []
+    taken = [b for v in boxes.values() for b in v]
+    refs = [b for b in line_boxes(gray) if not any(_overlap(b, t) for t in taken)]
+    ref_feats = [f for f in (features(gray, b) for b in refs) if f is not None]
+    if len(ref_feats) < MIN_REFERENCES:
+        return []
+    ref = {k: np.array([f[k] for f in ref_feats if k in f]) for k in FEATURES}
+    out = []
+    for name, bs in boxes.items():
+        z_best: dict[str, float] = {}
+        for b in bs:
+            f = features(gray, b)
+            if f is None:
+                continue
+            same_row = _row_rest(gray, b)
+            for k in FEATURES:
+                if k not in f:
+                    continue
+                if k in FONT_FEATURES and same_row is not None and k in same_row:
+                    # font metrics against the rest of the same line, spread from the whole receipt
+                    centre = same_row[k]
+                else:
+                    centre = float(np.median(ref[k])) if len(ref[k]) else f[k]
+                spread = 1.4826 * float(np.median(np.abs(ref[k] - np.median(ref[k])))) if len(ref[k]) else 0.0
+                z = (f[k] - centre) / max(spread, FLOORS[k])
+                if abs(z) > abs(z_best.get(k, 0.0)):
+                    z_best[k] = float(z)
+        if z_best:
+            score = min(MAX_SCORE, max(abs(v) for v in z_best.values()))
+            out.append(FieldScore(name, round(score, 3), {k: round(v, 2) for k, v in z_best.items()}, len(ref_feats)))
+    return out
+
+
+def visual_signals(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[Signal]:
+    """Opinion-level signals for fields whose surroundings differ from the rest of the receipt."""
+    try:
+        scores = field_scores(image, field_boxes)
+    except Exception:  # a measurement must never fail a check; no opinion then
+        return []
+    out = []
+    for s in sorted(scores, key=lambda s: -s.score):
+        if s.score < EMIT_SCORE:
+            continue
+        top = sorted(s.z.items(), key=lambda kv: -abs(kv[1]))[:2]
+        what = ", ".join(f"{_LABELS[k]} {'higher' if v > 0 else 'lower'} (z {v:+.1f})" for k, v in top)
+        out.append(Signal(
+            "visual.local_inconsistency", "opinion",
+            f"The area around the {s.field.replace('_', ' ')} differs from the receipt's other {s.references} text lines: {what}",
+            fields=(s.field,), value=s.score,
+        ))
+    return out
+
+
+def _clip(b: Box, w: int, h: int) -> Box | None:
+    x0, y0, x1, y1 = (int(v) for v in b)
+    x0, x1 = max(0, min(x0, x1)), min(w, max(x0, x1))
+    y0, y1 = max(0, min(y0, y1)), min(h, max(y0, y1))
+    return (x0, y0, x1, y1) if x1 - x0 >= 4 and y1 - y0 >= 4 else None
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _row_rest(gray: np.ndarray, b: Box) -> dict[str, float] | None:
+    """Font features of the rest of the box's text row (left and right of it), if it has ink."""
+    h, w = gray.shape
+    x0, y0, x1, y1 = b
+    parts = [(0, y0, x0, y1), (x1, y0, w, y1)]
+    feats = [features(gray, p) for p in parts if p[2] - p[0] >= 8]
+    feats = [f for f in feats if f is not None and f.get("ink_px", 0) >= 20]
+    if not feats:
+        return None
+    big = max(feats, key=lambda f: f["ink_px"])
+    return {k: big[k] for k in FONT_FEATURES if k in big}
