@@ -27,14 +27,14 @@ def _list(args: argparse.Namespace) -> int:
     from rabench.targets.diy.prices import load_price_table, resolve_price_date
 
     config = _config(args.config)
-    print("provider           wire               key                            base_url")
+    print(f"{'provider':<18} {'wire':<18} {'key':<34} base_url")
     for name in provider_names(config):
         s = provider_settings(name, config)
         if s.api_key_env:
             key = f"{s.api_key_env} ({'set' if api_key(s) else 'unset'})"
         else:
             key = "(none)"
-        print(f"{name:<18} {s.wire:<18} {key:<30} {public_url(s.base_url)}")
+        print(f"{name:<18} {s.wire:<18} {key:<34} {public_url(s.base_url)}")
     table = load_price_table(config)
     date = resolve_price_date(config)
     if table is None:
