@@ -1,0 +1,1 @@
+"""Report stage: renders what the scorer wrote (rows.json, details.json) for people."""

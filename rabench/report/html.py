@@ -1,0 +1,208 @@
+"""report.html: one self-contained page (inline CSS and SVG, no scripts, no network).
+
+Sections: headline per task (table + interval chart), findings per baseline,
+ROC curves, reliability diagram, cost sweep, latency, strata tables, and a
+drill-down of the worst misses. Input is what the scorer wrote: ``rows.json``
+and ``details.json`` (see docs/methodology.md for their shapes).
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rabench.report import charts
+
+TASK_ORDER = ["extraction", "checks", "authenticity", "duplicates", "decisions", "evidence", "operations"]
+RATE_TASKS = {"extraction", "checks", "authenticity", "duplicates", "evidence"}
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
+main{max-width:1180px;margin:0 auto;padding:24px 28px 64px}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:36px 0 10px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h3{font-size:15px;margin:20px 0 6px}.meta{color:#666;font-size:13px}
+table{border-collapse:collapse;background:#fff;margin:6px 0 14px;font-size:13px}
+th,td{padding:4px 10px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th:first-child,td:first-child{text-align:left}th{background:#f0f2f5;font-weight:600}
+td.ci{color:#777;font-size:12px}.ns{color:#999;font-style:italic}
+.win{color:#1a7f37;font-weight:600}.loss{color:#c62828;font-weight:600}.tie{color:#666}
+.grid{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.card{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:10px}
+svg{max-width:100%;height:auto}details{margin:6px 0}summary{cursor:pointer;font-weight:600}
+.miss{display:flex;gap:14px;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:10px;margin:8px 0}
+.miss img{max-width:160px;max-height:260px;border:1px solid #ddd}.miss pre{font-size:12px;margin:0;white-space:pre-wrap}
+.kind{display:inline-block;font-size:11px;padding:0 5px;border-radius:3px;background:#eef;margin-right:4px}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def fmt(value: float | None, metric: str = "") -> str:
+    if value is None:
+        return "–"
+    if any(k in metric for k in ("latency", "_s", "p50", "p95", "p99")) and "rate" not in metric:
+        return f"{value:.3g} s" if "latency" in metric else f"{value:.3g}"
+    if "cost" in metric:
+        return f"${value:,.4g}"
+    return f"{value:.3f}"
+
+
+def _cell(row: Mapping[str, Any] | None) -> str:
+    if row is None:
+        return "<td></td><td></td>"
+    if not row.get("supported", True):
+        return '<td class="ns" colspan="2">not supported</td>'
+    ci = ""
+    if row.get("lo") is not None and row.get("hi") is not None:
+        ci = f"[{fmt(row['lo'], row['metric'])}, {fmt(row['hi'], row['metric'])}]"
+    return (f'<td title="n={row.get("n")}">{_e(fmt(row.get("value"), row["metric"]))}</td>'
+            f'<td class="ci">{_e(ci)} n={row.get("n")}</td>')
+
+
+def _group(rows: Iterable[Mapping[str, Any]]):
+    """{task: {stratum: {metric: {target: row}}}}, in first-seen order."""
+    out: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for r in rows:
+        out[r["task"]][r["stratum"]][r["metric"]][r["target"]] = r
+    return out
+
+
+def _table(metrics: Mapping[str, Mapping[str, Any]], targets: Sequence[str]) -> str:
+    head = "".join(f'<th colspan="2">{_e(t)}</th>' for t in targets)
+    body = []
+    for metric, by_target in metrics.items():
+        cells = "".join(_cell(by_target.get(t)) for t in targets)
+        body.append(f"<tr><td>{_e(metric)}</td>{cells}</tr>")
+    return f"<table><tr><th>metric</th>{head}</tr>{''.join(body)}</table>"
+
+
+def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Any]], targets: Sequence[str]) -> str:
+    if task not in RATE_TASKS:
+        return ""
+    names = [m for m, bt in metrics.items()
+             if any(r.get("supported", True) and r.get("value") is not None
+                    and 0.0 <= r["value"] <= 1.0 for r in bt.values())]
+    if not names:
+        return ""
+    series = {}
+    for t in targets:
+        vals = []
+        for m in names:
+            r = metrics[m].get(t)
+            ok = r is not None and r.get("supported", True) and r.get("value") is not None
+            vals.append((r["value"], r.get("lo"), r.get("hi")) if ok else (None, None, None))
+        series[t] = vals
+    return f'<div class="card">{charts.interval_chart(names, series, title=f"{task}: 95% intervals")}</div>'
+
+
+def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
+    if not findings:
+        return "<p class='meta'>No baseline to compare with in these runs.</p>"
+    by_pair: dict = defaultdict(list)
+    for f in findings:
+        by_pair[(f.get("target"), f.get("baseline"))].append(f)
+    parts = []
+    for (target, baseline), items in by_pair.items():
+        counts = defaultdict(int)
+        for f in items:
+            counts[f.get("result")] += 1
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        rows = "".join(
+            f"<tr><td>{_e(f.get('task'))}</td><td>{_e(f.get('metric'))}</td>"
+            f"<td class='{_e(f.get('result'))}'>{_e(f.get('result'))}</td><td>{_e(f.get('why', ''))}</td></tr>"
+            for f in items
+        )
+        parts.append(f"<h3>{_e(target)} vs {_e(baseline)} <span class='meta'>({_e(summary)})</span></h3>"
+                     f"<table><tr><th>task</th><th>metric</th><th>result</th><th>why</th></tr>{rows}</table>")
+    return "".join(parts)
+
+
+def _worst(misses: Sequence[Mapping[str, Any]]) -> str:
+    if not misses:
+        return "<p class='meta'>No misses recorded.</p>"
+    out = []
+    for m in misses:
+        img = f"<img alt='{_e(m.get('case_id'))}' src='{_e(m['thumbnail'])}'>" if m.get("thumbnail") else ""
+        reasons = "".join(
+            f"<li><span class='kind'>{_e(r.get('kind', ''))}</span>{_e(r.get('text', ''))}</li>"
+            for r in m.get("reasons", [])
+        )
+        out.append(
+            f"<div class='miss'>{img}<div><b>{_e(m.get('case_id'))}</b> · {_e(m.get('target'))} · "
+            f"{_e(m.get('why', ''))}<h3>label</h3><pre>{_e(m.get('label', ''))}</pre>"
+            f"<h3>verdict</h3><pre>{_e(m.get('verdict', ''))}</pre><ul>{reasons}</ul></div></div>"
+        )
+    return "".join(out)
+
+
+def _cost_sweep(grouped, targets: Sequence[str]) -> str:
+    decisions = grouped.get("decisions", {})
+    scenarios = []
+    for stratum, metrics in decisions.items():
+        if stratum == "all" or stratum.startswith("assumption="):
+            if any(m.startswith("expected_cost") for m in metrics):
+                scenarios.append(stratum)
+    if not scenarios:
+        return ""
+    metric_names = sorted({m for s in scenarios for m in decisions[s] if m.startswith("expected_cost")
+                           and "approve" not in m})
+    series: dict[str, list[float | None]] = {}
+    for t in targets:
+        for m in metric_names:
+            vals = [decisions[s].get(m, {}).get(t, {}).get("value") for s in scenarios]
+            if any(v is not None for v in vals):
+                series[f"{t} {m.removeprefix('expected_cost_')}"] = vals
+    approve = []
+    for s in scenarios:
+        v = None
+        for m, bt in decisions[s].items():
+            if "approve" in m:
+                v = next((r.get("value") for r in bt.values() if r.get("value") is not None), None)
+        approve.append(v)
+    if not series:
+        return ""
+    return f'<div class="card">{charts.cost_sweep_chart(scenarios, series, approve)}</div>'
+
+
+def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]],
+           details: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
+    grouped = _group(rows)
+    targets = list(dict.fromkeys(r["target"] for r in rows))
+    tasks = [t for t in TASK_ORDER if t in grouped] + [t for t in grouped if t not in TASK_ORDER]
+    parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>"]
+    parts.append("<h2>Findings</h2>" + _findings(findings))
+    parts.append("<h2>Headline (stratum “all”)</h2>")
+    for task in tasks:
+        metrics = grouped[task].get("all", {})
+        if not metrics:
+            continue
+        parts.append(f"<h3 id='task-{_e(task)}'>{_e(task)}</h3><div class='grid'>"
+                     f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>")
+    figs = []
+    if details.get("roc"):
+        curves = {t: (c["fpr"], c["tpr"], c.get("auc")) for t, c in details["roc"].items()}
+        figs.append(f"<div class='card'>{charts.roc_chart(curves)}</div>")
+    if details.get("reliability"):
+        figs.append(f"<div class='card'>{charts.reliability_chart(details['reliability'])}</div>")
+    if figs:
+        parts.append("<h2>Authenticity curves</h2><div class='grid'>" + "".join(figs) + "</div>")
+    sweep = _cost_sweep(grouped, targets)
+    if sweep:
+        parts.append("<h2>Expected cost</h2>" + sweep)
+    if details.get("latency"):
+        parts.append("<h2>Latency</h2><div class='card'>" + charts.latency_chart(details["latency"]) + "</div>")
+    parts.append("<h2>Strata</h2>")
+    for task in tasks:
+        strata = [s for s in grouped[task] if s != "all"]
+        if not strata:
+            continue
+        inner = "".join(f"<h3>{_e(s)}</h3>{_table(grouped[task][s], targets)}" for s in strata)
+        parts.append(f"<details><summary>{_e(task)} ({len(strata)} strata)</summary>{inner}</details>")
+    parts.append("<h2>Worst misses</h2>" + _worst(details.get("worst", [])))
+    body = "".join(parts)
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='viewport' content='width=device-width,initial-scale=1'>"
+            f"<title>RA-Bench report</title><style>{CSS}</style></head><body><main>{body}</main></body></html>")
