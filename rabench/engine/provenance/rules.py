@@ -264,9 +264,11 @@ def _thumb_signals(f: FileFacts, field_boxes: dict[str, list[Box]] | None, box_s
         return []
     if not t.checked:
         return [Signal("exif.thumbnail_unchecked", "file_fact", f"EXIF thumbnail not compared: {t.detail}")]
-    where = f"worst {6}-px block differs by {t.worst_block:.0f} grey levels vs a typical {t.median_block:.1f} ({t.fit} fit)"
+    where = (f"worst block decorrelation {t.worst_block:.3f} vs a typical {t.median_block:.3f}, "
+             f"score {t.score:.2f} where 1 = differs ({t.fit} fit)")
     if t.mismatch:
-        fields = _thumb_fields(t.boxes, field_boxes, box_size)
+        # a whole different picture points at no field; a local difference at the fields it covers
+        fields = _thumb_fields(t.boxes, field_boxes, box_size) if t.changed_fraction <= 0.25 else ()
         region = ""
         if t.boxes:
             x0 = min(b[0] for b in t.boxes); y0 = min(b[1] for b in t.boxes)

@@ -18,20 +18,24 @@ import numpy as np
 from PIL import Image
 
 MAX_THUMB_PIXELS = 1_000_000
-BLOCK = 6  # px of the thumbnail grid
-# A block is "different" when its mean residual exceeds both the absolute floor
-# (grey levels) and RATIO x the median block residual (the re-compression noise).
-ABS_FLOOR = 14.0
-RATIO = 5.0
-MIN_OVERLAP_FRACTION = 0.5  # letterbox bars may cover at most half the thumbnail
+BLOCK = 8  # px of the thumbnail grid (blocks overlap by half)
+# A block differs when its structure decorrelates (1 - NCC >= NCC_LIMIT, textured blocks)
+# or its mean grey level moves by ABS_FLOOR (flat blocks), and it stands out from the
+# typical textured block by RATIO (so a noisy, low-quality thumbnail is not all "different").
+ABS_FLOOR = 24.0
+NCC_LIMIT = 0.065
+RATIO = 6.0
+TEXTURE_STD = 8.0
+GLOBAL_NCC = 0.15  # median 1 - NCC at which the whole thumbnail is a different picture
+MIN_OVERLAP_FRACTION = 0.2  # the image must cover at least this share of a letterboxed thumbnail
 
 
 class ThumbResult(msgspec.Struct, frozen=True):
     checked: bool
     mismatch: bool = False
-    score: float = 0.0  # worst block residual / max(ABS_FLOOR, RATIO x median); >= 1 means mismatch
-    worst_block: float = 0.0  # grey levels
-    median_block: float = 0.0
+    score: float = 0.0  # worst block score; >= 1 means that block differs
+    worst_block: float = 0.0  # worst 1 - NCC over textured blocks
+    median_block: float = 0.0  # median 1 - NCC over textured blocks
     changed_fraction: float = 0.0  # share of blocks over the threshold
     boxes: list[tuple[float, float, float, float]] = []  # differing blocks, fractions of the upright image
     fit: str = ""
@@ -116,26 +120,51 @@ def _score(t: np.ndarray, g: Image.Image, fit: str) -> ThumbResult | None:
     var = ((b - bm) ** 2).mean()
     gain = float(((a - am) * (b - bm)).mean() / var) if var > 1e-6 else 1.0
     gain = min(max(gain, 0.5), 2.0)
-    resid = np.abs(a - (am + gain * (b - bm)))
-    blocks, boxes = _blocks(resid)
-    med = float(np.median(blocks))
-    worst = float(blocks.max())
-    thresh = max(ABS_FLOOR, RATIO * med)
-    over = blocks > thresh
-    h, w = resid.shape
-    frac_boxes = []
-    for (i, j) in zip(*np.nonzero(over)):
-        bx0, by0, bx1, by1 = boxes[i][j]
-        frac_boxes.append((bx0 / w, by0 / h, bx1 / w, by1 / h))
+    fitted = am + gain * (b - bm)
+    scores, boxes, worst_ncc, med_ncc = _block_scores(a, fitted)
+    over = scores >= 1.0
+    h, w = a.shape
+    frac_boxes = [(bx0 / w, by0 / h, bx1 / w, by1 / h) for (bx0, by0, bx1, by1), o in zip(boxes, over) if o]
     return ThumbResult(
         True,
         mismatch=bool(over.any()),
-        score=worst / thresh,
-        worst_block=worst,
-        median_block=med,
-        changed_fraction=float(over.mean()),
+        score=float(scores.max()) if len(scores) else 0.0,
+        worst_block=worst_ncc,
+        median_block=med_ncc,
+        changed_fraction=float(over.mean()) if len(over) else 0.0,
         boxes=frac_boxes[:64],
     )
+
+
+def _block_scores(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, list[tuple[int, int, int, int]], float, float]:
+    """Per overlapping block: max of (1 - NCC) / NCC_LIMIT on textured blocks and mean |diff| / ABS_FLOOR.
+
+    NCC (structure) ignores the contrast loss of resampling on text edges, which
+    a plain difference would read as change; flat paper blocks use the difference."""
+    h, w = a.shape
+    if h < BLOCK or w < BLOCK:
+        return np.zeros(0, np.float32), [], 0.0, 0.0
+    step = BLOCK // 2
+    win = np.lib.stride_tricks.sliding_window_view
+    pa = win(a, (BLOCK, BLOCK))[::step, ::step].reshape(-1, BLOCK * BLOCK)
+    pb = win(b, (BLOCK, BLOCK))[::step, ::step].reshape(-1, BLOCK * BLOCK)
+    ny = len(range(0, h - BLOCK + 1, step))
+    nx = len(range(0, w - BLOCK + 1, step))
+    diff = np.abs(pa - pb).mean(axis=1)
+    va, vb = pa - pa.mean(axis=1, keepdims=True), pb - pb.mean(axis=1, keepdims=True)
+    den = np.sqrt((va * va).sum(axis=1) * (vb * vb).sum(axis=1)) + 1e-6
+    dncc = 1.0 - (va * vb).sum(axis=1) / den
+    textured = np.maximum(pa.std(axis=1), pb.std(axis=1)) >= TEXTURE_STD
+    scores = diff / ABS_FLOOR
+    scores = np.where(textured, np.maximum(scores, dncc / NCC_LIMIT), scores).astype(np.float32)
+    nccs = dncc[textured]
+    med = float(np.median(nccs)) if nccs.size else 0.0
+    if nccs.size and RATIO * med > NCC_LIMIT:  # noisy thumbnail: a block must stand out from the typical one
+        scores = scores * (NCC_LIMIT / (RATIO * med))
+    if med >= GLOBAL_NCC:  # the typical block already differs: a different picture altogether
+        scores = np.maximum(scores, np.float32(med / GLOBAL_NCC))
+    boxes = [(x, y, x + BLOCK, y + BLOCK) for y in range(0, ny * step, step) for x in range(0, nx * step, step)]
+    return scores, boxes, float(nccs.max()) if nccs.size else 0.0, med
 
 
 def _blur(a: np.ndarray) -> np.ndarray:
@@ -143,22 +172,6 @@ def _blur(a: np.ndarray) -> np.ndarray:
     p = np.pad(a, 1, mode="edge")
     h, w = a.shape
     return sum(p[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)) / 9.0
-
-
-def _blocks(resid: np.ndarray) -> tuple[np.ndarray, list[list[tuple[int, int, int, int]]]]:
-    h, w = resid.shape
-    ys = list(range(0, h, BLOCK))
-    xs = list(range(0, w, BLOCK))
-    out = np.zeros((len(ys), len(xs)), dtype=np.float32)
-    boxes: list[list[tuple[int, int, int, int]]] = []
-    for i, y in enumerate(ys):
-        row = []
-        for j, x in enumerate(xs):
-            y1, x1 = min(h, y + BLOCK), min(w, x + BLOCK)
-            out[i, j] = resid[y:y1, x:x1].mean()
-            row.append((x, y, x1, y1))
-        boxes.append(row)
-    return out, boxes
 
 
 def _orient_box(box: tuple[float, float, float, float], orientation: int) -> tuple[float, float, float, float]:
