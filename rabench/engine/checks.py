@@ -2,10 +2,12 @@
 
 ``totals_add_up`` is the one check RA-Bench scores. It is arithmetic a
 reviewer can redo with a pencil, so a failure is *proof* (spec, "Evidence"):
-the reason carries every number. Two relations are checked when their amounts
-are printed: line items -> subtotal, and subtotal + tax + tip/service −
-discounts -> total, within 0.01 (within one minor unit for currencies without
-decimals). Where a receipt is ambiguous about what a line means (tax printed
+the reason carries every number. Three relations are checked when their
+amounts are printed: quantity × unit price -> the line's amount (within half a
+minor unit), line items -> subtotal, and subtotal + tax + tip/service −
+discounts -> total, strictly within 0.01, i.e. to the cent (to the unit for
+currencies without decimals): a total one cent off is a printing slip, and the
+check reports it. Where a receipt is ambiguous about what a line means (tax printed
 "incl." or added; a discount already inside the subtotal or taken after it)
 every reading a till could have printed is tried, and the check fails only
 when none adds up. When the amounts are not there, or were read with low OCR
@@ -33,7 +35,9 @@ class CheckResult(msgspec.Struct, frozen=True):
 
 
 def _tol(minor_units: int) -> float:
-    return 0.01 + 1e-9 if minor_units > 0 else 1.0 + 1e-9
+    """Printed amounts add up when they agree to the last printed digit: a total one
+    cent off is a slip the check must report (strictly within 0.01)."""
+    return 0.5 * 10 ** (-minor_units) if minor_units > 0 else 0.5
 
 
 def _fmt(value: float, minor_units: int) -> str:
@@ -76,6 +80,12 @@ def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> 
     items_ok = True
     if base is not None and items_sum is not None:
         items_ok = any(abs(items_sum - d - base) <= tol for d in {0.0, disc})
+    # Relation 0: quantity x unit price -> the line's amount (within half a minor unit of rounding).
+    half = 0.5 * 10 ** (-mu) + 1e-6
+    bad_lines = [
+        i for i in ex.line_items
+        if i.quantity is not None and i.unit_price is not None and abs(i.quantity * i.unit_price - i.total) > half
+    ]
     if base is None:
         base = items_sum
     assert base is not None
@@ -96,7 +106,7 @@ def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> 
             expected = value
             break
     assert expected is not None
-    if items_ok and total_ok:
+    if items_ok and total_ok and not bad_lines:
         return CheckResult(Check(name=CHECK, status="passed", fields=["total", "subtotal"], numbers=numbers))
 
     parts = []
@@ -104,6 +114,11 @@ def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> 
         parts.append(
             f"the line items add up to {_fmt(items_sum or 0.0, mu)} but the subtotal printed is {_fmt(f.subtotal or 0.0, mu)}"
             f" (off by {_fmt(abs((items_sum or 0.0) - (f.subtotal or 0.0)), mu)})"
+        )
+    for item in bad_lines[:3]:
+        parts.append(
+            f"line \"{item.description}\": {item.quantity:g} × {_fmt(item.unit_price or 0.0, mu)}"
+            f" = {_fmt((item.quantity or 0.0) * (item.unit_price or 0.0), mu)}, but {_fmt(item.total, mu)} is printed"
         )
     if not total_ok:
         terms = [f"{'subtotal' if f.subtotal is not None else 'line items'} {_fmt(base, mu)}"]

@@ -11,9 +11,9 @@ plain picklable function of plain arguments.
 The ONNX models ship inside the ``rapidocr-onnxruntime`` wheel; nothing is
 downloaded at run time. Images are downscaled before OCR (``OcrSettings``):
 receipts are legible at ~1600 px on the long side and detection cost grows
-with the pixel count. The angle classifier is skipped by default because the
-prepared image is already upright; it is used as a fallback when a pass finds
-almost nothing legible.
+with the pixel count. The angle classifier is skipped because the prepared
+image is already upright; when a pass finds almost nothing legible, the image
+is read again turned round (a receipt scanned upside down).
 """
 
 from __future__ import annotations
@@ -50,6 +50,14 @@ class OcrLine(msgspec.Struct, frozen=True):
         return (self.box[1] + self.box[3]) / 2
 
 
+class OcrResult(msgspec.Struct, frozen=True):
+    """Lines in reading order. ``rotation`` is 0, or 180 when the image was upside down:
+    boxes are then in the frame of the image rotated by that many degrees."""
+
+    lines: list[OcrLine]
+    rotation: int = 0
+
+
 class OcrSettings(msgspec.Struct, frozen=True):
     max_side: int = 1600  # downscale so the long side is at most this before OCR
     det_limit_side: int = 1600  # detector input: long side at most this (no upscaling)
@@ -76,8 +84,9 @@ class OcrEngine:
             text_score=settings.min_text_score,
         )
 
-    def read(self, image: Image.Image) -> list[OcrLine]:
-        """OCR ``image``; boxes are returned in ``image``'s own pixel coordinates."""
+    def read(self, image: Image.Image) -> OcrResult:
+        """OCR ``image``; boxes are returned in ``image``'s own pixel coordinates
+        (or, for an upside-down image, in the frame of ``image.rotate(180)``)."""
         rgb = image.convert("RGB") if image.mode != "RGB" else image
         scale = 1.0
         long_side = max(rgb.size)
@@ -90,10 +99,11 @@ class OcrEngine:
         bgr = np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1])
         lines = self._run(bgr, self.settings.use_cls, scale)
         if not self.settings.use_cls and _looks_illegible(lines):
-            retry = self._run(bgr, True, scale)
-            if len(retry) > len(lines):
-                lines = retry
-        return lines
+            # maybe upside down: read it turned round; keep whichever reads more text
+            turned = self._run(np.ascontiguousarray(bgr[::-1, ::-1]), False, scale)
+            if sum(len(ln.text) for ln in turned) > sum(len(ln.text) for ln in lines):
+                return OcrResult(turned, 180)
+        return OcrResult(lines)
 
     def _run(self, bgr: np.ndarray, use_cls: bool, scale: float) -> list[OcrLine]:
         result, _ = self._ocr(bgr, use_cls=use_cls)
@@ -124,12 +134,12 @@ def _engine() -> OcrEngine:
     return engine
 
 
-def read_image(image: Image.Image) -> list[OcrLine]:
+def read_image(image: Image.Image) -> OcrResult:
     """OCR with this thread's engine (loaded on first use). Runs inside a pool worker."""
     return _engine().read(image)
 
 
-def read_file(path: str) -> list[OcrLine]:
+def read_file(path: str) -> OcrResult:
     """OCR an image file (decoded in the worker, so only a path crosses processes)."""
     with Image.open(path) as im:
         im.load()
@@ -220,6 +230,6 @@ class ThreadWorkerPool:
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 
-async def ocr(pool: WorkerPool, image: Image.Image) -> list[OcrLine]:
+async def ocr(pool: WorkerPool, image: Image.Image) -> OcrResult:
     """OCR one image in ``pool``."""
     return await pool.submit(read_image, image)

@@ -189,7 +189,10 @@ def analyse(
 
     if source == "ocr":
         t = time.perf_counter()
-        lines = ocr_mod.read_image(image)
+        result_ocr = ocr_mod.read_image(image)
+        lines = result_ocr.lines
+        if result_ocr.rotation:
+            image = image.rotate(result_ocr.rotation)  # boxes are in this frame
         timings["ocr"] = time.perf_counter() - t
 
     t = time.perf_counter()

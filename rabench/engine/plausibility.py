@@ -65,7 +65,9 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
                           f"not a rate charged in {where} ({f.currency})."),
                     fields=("tax_total",),
                 ))
-        elif info.tax_range is not None and not (info.tax_range[0] <= effective <= info.tax_range[1] + RATE_TOLERANCE):
+        elif printed is None and info.tax_range is not None and not (
+            info.tax_range[0] <= effective <= info.tax_range[1] + RATE_TOLERANCE
+        ):
             out.append(Signal(
                 name="plausibility.tax_rate",
                 kind="plausibility",

@@ -94,8 +94,15 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         before = text[start - 1] if start > 0 else " "
         after = text[end] if end < len(text) else " "
         # not digits glued to letters (SKU "AB123"), to a date or time, or inside a longer number
-        if before.isalnum() or before in ".,:/" or after in ":/" or (after.isalpha() and after not in "kKx"):
+        glued_symbol = (
+            before in "fEeC" and (start < 2 or not text[start - 2].isalnum()) and re.search(r"[.,]\d{1,2}$", num)
+        )  # OCR reads a dropped "£"/"€" as a letter: "f1.08"
+        if (before.isalnum() and not glued_symbol) or before in ".,:/" or after in ":/" or (
+            after.isalpha() and after not in "kKx"
+        ):
             continue
+        if text[end:end + 2][:1] == "-" and text[end + 1:end + 2].isdigit():
+            continue  # "2-21-1": part of an address or a reference
         if re.search(r"[ \u00a0\u202f]", num):
             # "1 234,56": only as the last thing in the text, not after "2 x" or another number
             prev = text[:start].rstrip().split()
@@ -114,6 +121,8 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         has_symbol = bool(m.group("sym1") or m.group("sym2"))
         if decimals == 0 and not allow_integers and not has_symbol:
             continue
+        if 0 < decimals != minor_units and minor_units > 0 and not has_symbol:
+            continue  # "12.4 km", "0.345 kg": a measure, not money printed with its minor units
         if decimals == 0 and len(re.sub(r"\D", "", num)) > 9:
             continue  # card numbers, barcodes
         negative = bool(m.group("neg1") or m.group("neg2") or m.group("neg3"))

@@ -1,9 +1,11 @@
 """Currencies: which one a receipt is in, and what that implies.
 
 The currency is read from evidence in order of strength: an ISO code printed
-on the receipt, then an unambiguous symbol (``€``, ``£``, ``₹``...), then a
-shared symbol (``$``, ``kr``, ``¥``) resolved by the receipt's language and tax
-words (``HST`` is Canadian, ``ABN`` Australian, ``MwSt`` German). The table also
+on the receipt, then an unambiguous symbol (``€``, ``£``, ``₹``...), then tax
+words and addresses (``HST`` is Canadian, ``ABN`` Australian, ``MWST`` Swiss,
+``VAT`` British, a state and ZIP American), then a shared symbol (``$``,
+``kr``, ``¥``) and finally the language (German, French, Spanish → EUR),
+because OCR models often drop ``€`` and ``£``. The table also
 carries what other stages need: minor units (JPY has none, so ``1,234`` is one
 thousand two hundred and thirty-four yen), the usual date order, and the tax
 rates a plausibility check may expect.
@@ -83,6 +85,9 @@ _COUNTRY_CUES: list[tuple[str, str]] = [
     (r"\bGST\b", "AUD"),
     (r"\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b", "USD"),  # US state + ZIP
     (r"\bMVA\b", "NOK"),
+    (r"\bMWST\b", "CHF"),  # Swiss receipts print MWST; German ones MwSt
+    (r"\b(MwSt|USt|TVA|IVA|BTW)\b", "EUR"),
+    (r"\bVAT\b", "GBP"),
     (r"\bMoms\b", "SEK"),
     (r"消費税|税込|内税", "JPY"),
     (r"增值税|发票", "CNY"),
@@ -113,7 +118,8 @@ def detect_currency(text: str, language: str | None = None) -> str | None:
             return "CNY"
         return code
     for pattern, code in _COUNTRY_CUES:
-        if re.search(pattern, text, re.IGNORECASE if code not in ("USD",) else 0):
+        flags = 0 if code in ("USD", "CHF", "EUR") else re.IGNORECASE
+        if re.search(pattern, text, flags):
             if code in ("NOK", "SEK") and "kr" not in text.lower():
                 continue
             return code
@@ -127,6 +133,9 @@ def detect_currency(text: str, language: str | None = None) -> str | None:
         return {"es": "MXN"}.get(language or "", "USD")
     if re.search(r"\bFt\b", text):
         return "HUF"
+    # OCR models often drop € and £: a euro-area language is the last clue
+    if language in ("de", "fr", "es", "it", "nl", "pt"):
+        return "EUR"
     return None
 
 

@@ -50,9 +50,10 @@ class Extraction(msgspec.Struct, frozen=True):
 
 _RECEIPT_NO = re.compile(
     r"(?<![a-z])(receipt|rcpt|beleg|bon|invoice|inv|rechnung|quittung|ticket|facture|factura|fattura|"
-    r"trans(?:action)?|txn|order|folio|transaktion|vorgang|scontrino|documento|doc|bill|check|chk)"
-    r"\s*(?:no\.?|nr\.?|number|num\.?|n[°o]\.?|#|id|-nr\.?)?\s*[:#.]?\s*"
-    r"(?P<id>[a-z0-9](?:[a-z0-9\-/.]*[a-z0-9])?)",
+    r"trans(?:action)?|txn|order|bestellung|commande|pedido|folio|transaktion|vorgang|scontrino|documento|"
+    r"doc|bill|check|chk)"
+    r"\s*(?:no\.?|nr\.?|number|num\.?|n[°oº]\.?|#|id|-nr\.?)?\s*[:#.]?\s*"
+    r"(?P<id>[a-z0-9](?:[a-z0-9\-/.]*[a-z0-9])?(?:\s{1,2}\d+)*)(?![a-z0-9])",
 )
 _RECEIPT_NO_BARE = re.compile(r"(?:^|\s)(?:no\.?|nr\.?|n[°o]|#)\s*[:.]?\s*(?P<id>[a-z0-9][a-z0-9\-/]{2,})")
 _NOT_RECEIPT_NO = re.compile(
@@ -77,7 +78,15 @@ _STREET = re.compile(
 def _row_amount(row: Row, minor: int) -> Amount | None:
     """The row's amount: the right-most amount in the row's text."""
     found = find_amounts(row.text, minor_units=minor)
-    return found[-1] if found else None
+    if not found:
+        return None
+    amount = found[-1]
+    if amount.decimals == 0 and not re.search(r"\D", amount.text):
+        # a bare integer (currencies without minor units) counts only as its own right-hand column
+        last = row.segments[-1].text.strip() if row.segments else ""
+        if len(row.segments) < 2 or last != amount.text:
+            return None
+    return amount
 
 
 def _label_of(row: Row, amount: Amount | None) -> str:
@@ -141,6 +150,7 @@ def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
         for rank, rx in enumerate((_RECEIPT_NO, _RECEIPT_NO_BARE)):
             for m in rx.finditer(s):
                 ident = m.group("id")
+                ident = ident.strip()
                 if not any(ch.isdigit() for ch in ident) or len(ident) < 3:
                     continue
                 prefix = s[max(0, m.start() - 12): m.start("id")]
@@ -149,7 +159,7 @@ def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
                 if re.fullmatch(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}", ident) or re.fullmatch(r"\d{1,2}:\d{2}", ident):
                     continue
                 start = m.start("id")
-                printed = _printed_span(row.text, s, start, len(ident))
+                printed = re.sub(r"\s+", " ", _printed_span(row.text, s, start, len(ident)))
                 key = (rank, printed, i)
                 if best is None or key[0] < best[0]:
                     best = key
@@ -166,6 +176,9 @@ def _printed_span(original: str, folded: str, start: int, length: int) -> str:
     return folded[start: start + length].upper()
 
 
+_QTY_ROW = re.compile(
+    r"^\s*(?P<q>\d+(?:[.,]\d+)?)\s*(?:[a-zA-Z]{1,3}\.?)?\s*[x×@*]\s*(?P<p>\S*\d[.,]?\d*\s?\S{0,3})\s*$"
+)
 _QTY = re.compile(
     r"(?:(?P<q1>\d+(?:[.,]\d+)?)\s*(?:x|×|@|\*)\s*(?P<p1>[^\s]*\d[.,]\d{1,2}))"
     r"|(?:(?:qty|menge|qte|cant)\.?\s*:?\s*(?P<q2>\d+))",
@@ -291,13 +304,24 @@ def extract_fields(rows: list[Row]) -> Extraction:
         mark("receipt_number", number_row)
 
     items: list[LineItem] = []
+    item_rows: list[int] = []
     pending_desc: str | None = None
     date_rows = {d.row for d in dates}
     for i in range(len(rows)):
         if i >= first_summary:
             break
         a = amounts[i]
-        if a is None or kinds[i] in ("payment", "tip", "discount") or i in date_rows or i == merchant_row:
+        qty_row = _QTY_ROW.match(rows[i].text)
+        if qty_row and items:
+            # "  2 x 1,50" under the item it prices
+            unit = find_amounts(qty_row.group("p"), minor_units=minor, allow_integers=True)
+            if unit:
+                last = items[-1]
+                items[-1] = LineItem(last.description, last.total,
+                                     float(qty_row.group("q").replace(",", ".")), unit[-1].value)
+                mark("line_items", i, unit[-1])
+                continue
+        if a is None or kinds[i] in ("payment", "tip", "discount", "info") or i in date_rows or i == merchant_row:
             text = rows[i].text.strip()
             pending_desc = text if a is None and sum(ch.isalpha() for ch in text) >= 2 else None
             continue

@@ -44,7 +44,7 @@ TAX = _kw([
 ])
 TIP = _kw([
     "tip", "tips", "gratuity", "service", "service charge", "serv. charge", "pourboire", "trinkgeld",
-    "propina", "mancia", "servizio", "bedienung", "fooi", "coperto", "service compris",
+    "propina", "mancia", "servizio", "servicio", "bedienung", "fooi", "coperto", "service compris",
 ])
 DISCOUNT = _kw([
     "discount", "rabatt", "remise", "reduction", "descuento", "sconto", "korting", "coupon",
@@ -69,6 +69,13 @@ INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
     r"inc\.|includes|enth\.?|enthaltene?|inclus|内税|税込|ttc)(?![a-z])"
 )
+# Facts printed beside a number that is not money (table, server, distance, time).
+INFO = _kw([
+    "table", "tisch", "mesa", "tavolo", "server", "serveur", "camarero", "cashier", "kassierer", "caissier",
+    "time", "zeit", "uhrzeit", "duree", "tiempo", "heure", "hora", "distance", "strecke", "distancia",
+    "km", "miles", "guests", "couverts", "personen", "pers", "terminal", "kasse", "till", "pos", "store",
+    "filiale", "tel", "phone", "fax", "points", "punkte",
+])
 COUNT_WORDS = re.compile(r"(?<![a-z])(items?|qty|quantity|articles?|artikel|stuck|pcs|anzahl|nombre|点数|点)(?![a-z])")
 
 LANGUAGE_WORDS: dict[str, list[str]] = {
@@ -105,7 +112,8 @@ def detect_language(text: str) -> str | None:
 
 
 def row_kind(label: str) -> str:
-    """What a row's label says its amount is: subtotal | tax | tip | discount | payment | total | other."""
+    """What a row's label says its amount is:
+    subtotal | tax | tip | discount | payment | total | info (not money) | other (an item)."""
     s = fold(label)
     if SUBTOTAL.search(s):
         return "subtotal"
@@ -130,4 +138,6 @@ def row_kind(label: str) -> str:
         if COUNT_WORDS.search(s):
             return "other"
         return "total"
+    if INFO.search(s):
+        return "info"
     return "other"

@@ -1,0 +1,58 @@
+"""The risk model: fitted logistic regression (checked against scikit-learn), proof floor, stored as data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rabench.engine import risk as risk_mod
+from rabench.engine.signals import Signal
+
+PROOF = Signal("check.totals_add_up", "proof", "off by 1.00", ("total", "subtotal"), "arithmetic")
+EDITOR = Signal("file.editor", "file_fact", "saved by an editor")
+AGE = Signal("plausibility.receipt_age", "plausibility", "old", ("date",), value=0.4)
+
+
+def test_newton_fit_matches_scikit_learn():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(400, 3))
+    y = (x @ np.array([1.5, -2.0, 0.5]) + 0.3 + rng.logistic(size=400) > 0).astype(float)
+    coef, intercept = risk_mod.fit_logistic(x, y, l2=1.0)
+    ref = LogisticRegression(C=1.0, tol=1e-10, max_iter=10_000).fit(x, y)
+    np.testing.assert_allclose(coef, ref.coef_[0], atol=1e-4)
+    assert intercept == pytest.approx(ref.intercept_[0], abs=1e-4)
+
+
+def test_fitted_model_ranks_signals_it_learned():
+    genuine = [[]] * 30 + [[EDITOR]] * 10
+    fakes = [[EDITOR]] * 25 + [[PROOF]] * 15
+    model = risk_mod.fit(genuine + fakes, [0] * 40 + [1] * 40, min_count=1, split="dev", seed=3)
+    assert "file.editor" in model.features and model.split == "dev" and model.seed == 3
+    assert risk_mod.risk(model, []) < risk_mod.risk(model, [EDITOR]) < risk_mod.risk(model, [PROOF])
+
+
+def test_a_proof_drives_risk_to_at_least_0_7_even_when_the_model_disagrees():
+    model = risk_mod.RiskModel(features=["kind:proof"], coef=[-5.0], intercept=-5.0)
+    assert risk_mod.probability(model, [PROOF]) < 0.01
+    assert risk_mod.risk(model, [PROOF]) >= 0.7
+    assert risk_mod.risk(model, [AGE]) < 0.01
+
+
+def test_risk_is_in_unit_interval_and_ignores_unknown_signals():
+    model = risk_mod.RiskModel(features=["kind:opinion", "x"], coef=[40.0, 40.0], intercept=0.0)
+    many = [Signal(f"forensics.{i}", "opinion", "odd") for i in range(10)]
+    assert 0.0 <= risk_mod.risk(model, many) <= 1.0
+    assert risk_mod.risk(model, [Signal("never.seen", "file_fact", "x")]) == pytest.approx(0.5)
+
+
+def test_model_round_trips_as_json(tmp_path):
+    model = risk_mod.fit([[EDITOR], []] * 5, [1, 0] * 5, min_count=1, split="dev", seed=1, suite="s")
+    path = risk_mod.save_model(model, tmp_path / "m.json")
+    assert risk_mod.load_model(path) == model
+
+
+def test_shipped_model_records_its_provenance():
+    model = risk_mod.load_model()
+    assert model.split == "dev" and model.seed is not None and model.n_cases > 0
