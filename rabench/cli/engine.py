@@ -1,0 +1,120 @@
+"""``rabench engine``: fit the self target's risk model; check one file with the engine."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import sys
+from pathlib import Path
+
+import msgspec
+
+from rabench.errors import UserError
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from rabench.engine.fitting import fit_suite
+
+    command = "rabench engine fit " + " ".join(shlex.quote(a) for a in sys.argv[3:])
+    model, path = fit_suite(
+        args.suite,
+        out=Path(args.out) if args.out else None,
+        workers=args.workers,
+        l2=args.l2,
+        cache_root=Path(args.cache) if args.cache else None,
+        results_out=Path(args.results) if args.results else None,
+        command=command.strip(),
+    )
+    print(
+        f"{path}: fitted on {model.n_cases} base cases ({model.n_fakes} fakes) of {model.suite} "
+        f"split={model.split} seed={model.seed}; {len(model.features)} features"
+    )
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from rabench.engine.ocr import ThreadWorkerPool
+    from rabench.engine.pipeline import sniff_media_type
+    from rabench.engine.target import SelfTarget
+    from rabench.targets.base import CheckRequest, TargetFailure
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UserError(f"{path}: no such file")
+    with path.open("rb") as fh:
+        head = fh.read(1024)
+    media_type = args.media_type or sniff_media_type(head) or "application/octet-stream"
+    config: dict = {"self": {}}
+    if args.today:
+        config["self"]["today"] = args.today
+    if args.model:
+        config["self"]["risk_model"] = args.model
+    pool = ThreadWorkerPool(workers=1)
+    target = SelfTarget("self", config, pool=pool)
+
+    async def go():
+        await target.open()
+        await target.reset(0)
+        try:
+            return await target.check(
+                CheckRequest(case_id=path.name, original=path, media_type=media_type,
+                             prepared=path, prepared_media_type=media_type)
+            )
+        finally:
+            await target.close()
+
+    try:
+        verdict = asyncio.run(go())
+    except TargetFailure as exc:
+        raise UserError(str(exc)) from None
+    finally:
+        pool.close()
+    sys.stdout.write(msgspec.json.format(msgspec.json.encode(verdict)).decode() + "\n")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "engine",
+        help="The self target's engine: fit its risk model on a dev suite, or check one file.",
+        description="Tools for the in-process engine (docs/engine.md).",
+    )
+    inner = p.add_subparsers(dest="engine_command", metavar="SUBCOMMAND")
+    p.set_defaults(func=lambda args, p=p: (p.print_help(), 2)[1])
+
+    f = inner.add_parser(
+        "fit",
+        help="Fit the risk model on a suite's dev split and store it as data.",
+        description=(
+            "Run the engine over every case of SUITE (prepared exactly as `rabench run` prepares them, "
+            "duplicate network replayed in dependency order), then fit a logistic regression from the "
+            "signals of the base cases to their genuine/fake labels. Coefficients are written as JSON "
+            "with the suite name, split and seed they came from (default rabench/data/risk-model.json). "
+            "Refuses a suite whose header says split=test: never fit on the test split."
+        ),
+    )
+    f.add_argument("--suite", required=True, metavar="DIR", help="suite folder (dev split)")
+    f.add_argument("--out", default=None, metavar="JSON", help="where to write the model (default: the shipped one)")
+    f.add_argument("--workers", type=int, default=None, help="engine worker processes (default: cores)")
+    f.add_argument("--l2", type=float, default=1.0, help="L2 penalty on the coefficients (default 1.0)")
+    f.add_argument("--cache", default=None, metavar="DIR", help="prepared-image cache (default as rabench run)")
+    f.add_argument("--results", default=None, metavar="JSONL",
+                   help="also write every case's signals and verdict here (for inspection)")
+    f.set_defaults(func=_fit)
+
+    c = inner.add_parser(
+        "check",
+        help="Check one receipt file with the engine and print its verdict as JSON.",
+        description=(
+            "Read FILE (JPEG, PNG, WebP, TIFF or PDF) with the engine: OCR or the PDF text layer, fields, "
+            "totals_add_up, plausibility, provenance, visual forensics and risk, and print the Verdict as "
+            "JSON. The duplicate network is empty (one file). A file the engine can't read exits 2 with "
+            "one line saying why."
+        ),
+    )
+    c.add_argument("file", help="the receipt file")
+    c.add_argument("--media-type", default=None, help="declared media type (default: sniffed from the bytes)")
+    c.add_argument("--today", default=None, metavar="YYYY-MM-DD", help="date for plausibility (default: today)")
+    c.add_argument("--model", default=None, metavar="JSON", help="risk model (default: the shipped one)")
+    c.set_defaults(func=_check)

@@ -1,0 +1,186 @@
+"""Fit the risk model on a suite's ``dev`` split (``rabench engine fit``).
+
+Why its own runner instead of ``rabench run``: fitting needs every case's raw
+signals, not just the Verdict, and must never see the test split. It prepares
+files through the same prepared-image cache as the runner (so visual signals
+match what a run sees), analyses them in the engine's worker pool in
+parallel, then replays the duplicate network in dependency order (originals
+before their transforms), exactly as a run would. Labels are read here, and
+only here, to fit; the target never sees them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from rabench.cases.manifest import LoadedCase, open_suite
+from rabench.engine import risk as risk_mod
+from rabench.engine.ocr import ProcessWorkerPool, WorkerPool
+from rabench.engine.pipeline import AnalysisSettings, UnreadableFile, analyse
+from rabench.engine.signals import Signal
+from rabench.engine.target import SelfTarget
+from rabench.errors import UserError
+
+
+class CaseResult(msgspec.Struct):
+    case_id: str
+    is_base: bool
+    is_fake: bool
+    signals: list[Signal] = []
+    error: str | None = None
+    verdict: Any = None
+    seconds: float = 0.0
+
+
+def suite_split(meta: dict[str, Any]) -> str | None:
+    split = meta.get("split")
+    return str(split) if split is not None else None
+
+
+def refuse_test_split(root: str | Path) -> tuple[Any, str | None]:
+    suite = open_suite(root)
+    split = suite_split(suite.header.meta)
+    if split == "test":
+        raise UserError(
+            f"{root}: this suite's header says split=test; the risk model is fitted on the dev split only"
+        )
+    return suite, split
+
+
+def _ordered(cases: Iterable[LoadedCase]) -> list[LoadedCase]:
+    """Dependency order (lineage/after first), stable in manifest order."""
+    cases = list(cases)
+    by_id = {lc.case.id: lc for lc in cases}
+    done: set[str] = set()
+    out: list[LoadedCase] = []
+
+    def visit(lc: LoadedCase, stack: set[str]) -> None:
+        cid = lc.case.id
+        if cid in done or cid in stack:
+            return
+        stack.add(cid)
+        for dep in lc.case.depends_on():
+            if dep in by_id:
+                visit(by_id[dep], stack)
+        stack.discard(cid)
+        done.add(cid)
+        out.append(lc)
+
+    for lc in cases:
+        visit(lc, set())
+    return out
+
+
+async def run_suite(
+    root: str | Path,
+    *,
+    pool: WorkerPool,
+    settings: AnalysisSettings = AnalysisSettings(),
+    cache_root: Path | None = None,
+    limit: int | None = None,
+    progress: bool = True,
+) -> list[CaseResult]:
+    """Every case's signals and Verdict (duplicate network replayed in order)."""
+    from rabench.prepare.cache import PrepCache
+    from rabench.prepare.image import PreparationError
+
+    suite = open_suite(root)
+    cases = _ordered(suite)
+    if limit is not None:
+        cases = cases[:limit]
+    cache = PrepCache(cache_root)
+    sem = asyncio.Semaphore(pool.workers * 2)
+    target = SelfTarget("self", {}, pool=pool)
+    await target.reset(0)
+    start = time.monotonic()
+    finished = 0
+
+    async def one(lc: LoadedCase) -> tuple[Any, float]:
+        nonlocal finished
+        async with sem:
+            t = time.monotonic()
+            try:
+                prepared = await cache.get(lc.path, lc.case.sha256, lc.case.media_type)
+                prep_path: str | None = str(prepared.path)
+            except PreparationError:
+                prep_path = None
+            try:
+                result: Any = await pool.submit(analyse, str(lc.path), lc.case.media_type, prep_path, settings)
+            except UnreadableFile as exc:
+                result = exc
+            finished += 1
+            if progress and finished % 25 == 0:
+                rate = finished / max(1e-9, time.monotonic() - start)
+                print(f"  {finished}/{len(cases)} analysed, {rate:.2f} receipts/s", file=sys.stderr)
+            return result, time.monotonic() - t
+
+    analyses = await asyncio.gather(*(one(lc) for lc in cases))
+    out: list[CaseResult] = []
+    for lc, (analysis, seconds) in zip(cases, analyses):
+        label = lc.case.label
+        base = CaseResult(lc.case.id, lc.case.is_base, label.is_fake, seconds=seconds)
+        if isinstance(analysis, UnreadableFile):
+            base.error = str(analysis)
+        else:
+            verdict = target.verdict(analysis, lc.case.id)
+            base.verdict = verdict
+            base.signals = list(analysis.signals) + [
+                _dup_signal(r) for r in verdict.reasons if r.proof_type == "duplicate_match"
+            ]
+        out.append(base)
+    return out
+
+
+def _dup_signal(reason: Any) -> Signal:
+    return Signal("dupes.match", "proof", reason.text, proof_type="duplicate_match")
+
+
+def fit_from_results(
+    results: list[CaseResult], *, suite: str, split: str | None, seed: Any, l2: float, command: str
+) -> risk_mod.RiskModel:
+    rows = [r for r in results if r.is_base and r.error is None]
+    if len(rows) < 10 or len({r.is_fake for r in rows}) < 2:
+        raise UserError(f"{suite}: need at least 10 readable base cases with both genuine and fake to fit")
+    return risk_mod.fit(
+        [r.signals for r in rows],
+        [int(r.is_fake) for r in rows],
+        l2=l2,
+        suite=suite,
+        split=split or "unknown",
+        seed=int(seed) if isinstance(seed, int) or (isinstance(seed, str) and seed.isdigit()) else None,
+        command=command,
+    )
+
+
+def fit_suite(
+    root: str | Path,
+    *,
+    out: Path | None,
+    workers: int | None = None,
+    l2: float = 1.0,
+    cache_root: Path | None = None,
+    results_out: Path | None = None,
+    command: str = "",
+) -> tuple[risk_mod.RiskModel, Path]:
+    suite, split = refuse_test_split(root)
+    pool = ProcessWorkerPool(workers)
+    try:
+        results = asyncio.run(run_suite(root, pool=pool, cache_root=cache_root))
+    finally:
+        pool.close()
+    if results_out is not None:
+        results_out.parent.mkdir(parents=True, exist_ok=True)
+        with results_out.open("wb") as fh:
+            for r in results:
+                fh.write(msgspec.json.encode(r) + b"\n")
+    model = fit_from_results(
+        results, suite=suite.header.name, split=split, seed=suite.header.meta.get("seed"), l2=l2, command=command
+    )
+    return model, risk_mod.save_model(model, out)
