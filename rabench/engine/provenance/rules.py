@@ -313,7 +313,7 @@ def _c2pa_signals(f: FileFacts) -> list[Signal]:
 
 
 def _presence_signals(f: FileFacts) -> list[Signal]:
-    if f.format == "pdf" or f.format == "unknown":
+    if f.format not in ("jpeg", "png", "webp", "tiff"):
         return []
     b = f.blocks
     has_exif = f.exif is not None

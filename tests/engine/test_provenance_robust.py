@@ -1,0 +1,132 @@
+"""Hostile and broken files: no crash, bounded time, what could be read plus a note of what couldn't."""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+import zlib
+
+import pytest
+
+from _fx_receipts import exif_with_thumbnail, jpeg_bytes, receipt
+from rabench.engine.provenance import file_signals
+from test_provenance import _chunk, jpeg_with_xmp, png_with_chunks, xmp_packet
+from test_provenance_pdf import incremental, receipt_pdf
+
+
+def run(tmp_path, data: bytes, media: str, printed_date=None):
+    p = tmp_path / "f"
+    p.write_bytes(data)
+    t = time.perf_counter()
+    sigs = file_signals(p, media, printed_date=printed_date)
+    assert time.perf_counter() - t < 5.0
+    return sigs
+
+
+def _exif_jpeg() -> bytes:
+    img, _ = receipt()
+    return jpeg_bytes(img, 85, exif_with_thumbnail(img, software="Midjourney", taken="2024:05:01 10:00:00"))
+
+
+@pytest.mark.parametrize("cut", [2, 20, 200, 3000, 0.5, 0.9])
+def test_truncated_jpeg(tmp_path, cut):
+    data = _exif_jpeg()
+    n = int(len(data) * cut) if isinstance(cut, float) else cut
+    sigs = run(tmp_path, data[:n], "image/jpeg")
+    assert all(s.kind != "proof" or s.proof_type == "ai_generator_tag" for s in sigs)
+
+
+def test_truncated_jpeg_keeps_what_was_read(tmp_path):
+    data = _exif_jpeg()
+    sigs = run(tmp_path, data[: len(data) // 2], "image/jpeg", printed_date="2024-05-10")
+    proofs = {s.proof_type for s in sigs if s.kind == "proof"}
+    assert {"ai_generator_tag", "photo_before_purchase"} <= proofs  # EXIF is at the start
+
+
+def test_hostile_exif_counts_and_offsets(tmp_path):
+    # TIFF with one IFD entry claiming 2^32-1 LONGs at an offset outside the block, one absurd entry count
+    tiff = b"MM\x00*" + struct.pack(">I", 8)
+    tiff += struct.pack(">H", 3)
+    tiff += struct.pack(">HHII", 0x0131, 4, 0xFFFFFFFF, 0x7FFFFFF0)  # Software as a huge LONG array
+    tiff += struct.pack(">HHII", 0x8769, 4, 1, 8)  # Exif IFD pointing back at IFD0 (a loop)
+    tiff += struct.pack(">HHII", 0x0112, 3, 1, 0x00060000)
+    tiff += struct.pack(">I", 8)  # next IFD = itself
+    payload = b"Exif\x00\x00" + tiff
+    img, _ = receipt()
+    base = jpeg_bytes(img, 85)
+    data = base[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + base[2:]
+    sigs = run(tmp_path, data, "image/jpeg")
+    assert any(s.name == "file.unreadable_part" for s in sigs)
+
+
+def test_absurd_ifd_entry_count(tmp_path):
+    tiff = b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 65535) + b"\x00" * 30
+    payload = b"Exif\x00\x00" + tiff
+    img, _ = receipt()
+    base = jpeg_bytes(img, 85)
+    data = base[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + base[2:]
+    sigs = run(tmp_path, data, "image/jpeg")
+    assert any(s.name == "file.unreadable_part" for s in sigs)
+
+
+def test_zlib_bomb_in_png_text(tmp_path):
+    bomb = zlib.compress(b"A" * (64 * 1024 * 1024), 9)  # 64 MiB of text in ~64 KiB
+    data = png_with_chunks(_chunk(b"zTXt", b"Comment\x00\x00" + bomb))
+    sigs = run(tmp_path, data, "image/png")
+    assert any(s.name == "file.unreadable_part" and "inflates past" in s.text for s in sigs)
+
+
+def test_png_chunk_length_past_the_end(tmp_path):
+    data = png_with_chunks(struct.pack(">I", 0x7FFFFFFF) + b"tEXt" + b"Software\x00x")
+    sigs = run(tmp_path, data, "image/png")
+    assert any(s.name == "file.unreadable_part" for s in sigs)
+
+
+def test_xmp_entity_expansion_is_not_parsed(tmp_path):
+    laughs = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;'
+              b'&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>'
+              b'<x:xmpmeta xmlns:x="adobe:ns:meta/">&lol3;</x:xmpmeta>')
+    sigs = run(tmp_path, jpeg_with_xmp(laughs), "image/jpeg")
+    assert any("DOCTYPE" in s.text for s in sigs if s.name == "file.unreadable_part")
+
+
+def test_malformed_xmp_still_read_by_pattern(tmp_path):
+    packet = xmp_packet("trainedAlgorithmicMedia").replace(b"</rdf:RDF>", b"")  # broken XML
+    sigs = run(tmp_path, jpeg_with_xmp(packet), "image/jpeg")
+    assert "ai_source_type" in {s.proof_type for s in sigs}
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.6, 0.95])
+def test_truncated_pdf(tmp_path, cut):
+    data = incremental(receipt_pdf(), total="92.50")
+    sigs = run(tmp_path, data[: int(len(data) * cut)], "application/pdf")
+    assert isinstance(sigs, list)
+
+
+def test_pdf_with_thousands_of_eof_markers(tmp_path):
+    data = receipt_pdf() + b"\n%%EOF\n" * 5000
+    sigs = run(tmp_path, data, "application/pdf")
+    assert not [s for s in sigs if s.kind == "proof"]
+
+
+@pytest.mark.parametrize("media", ["image/jpeg", "image/png", "image/webp", "image/tiff", "application/pdf"])
+def test_random_bytes_and_empty_files(tmp_path, media):
+    import random
+
+    rnd = random.Random(7)
+    for data in (b"", bytes(rnd.getrandbits(8) for _ in range(5000)), b"\xff\xd8\xff" + b"\x00" * 100,
+                 b"\x89PNG\r\n\x1a\n" + b"\xff" * 50, b"%PDF-1.7\n" + b"\x00" * 100):
+        sigs = run(tmp_path, data, media)
+        assert not [s for s in sigs if s.kind == "proof"]
+
+
+def test_missing_file_is_a_fact_not_a_crash(tmp_path):
+    sigs = file_signals(tmp_path / "nope.jpg", "image/jpeg", printed_date=None)
+    assert [s.name for s in sigs] == ["file.unreadable_part"]
+
+
+def test_declared_type_differs_from_content(tmp_path):
+    sigs = run(tmp_path, _exif_jpeg(), "image/png")
+    assert any("content is JPEG" in s.text for s in sigs)
+    assert "ai_generator_tag" in {s.proof_type for s in sigs}
