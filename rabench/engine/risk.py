@@ -133,8 +133,8 @@ def risk(model: RiskModel, signals: Sequence[Signal]) -> float:
 # then plausibility and opinions. Used only if risk-model.json is missing.
 PRIOR = RiskModel(
     features=[f"kind:{k}" for k in KINDS],
-    coef=[3.0, 1.0, 1.0, 0.6, 0.8],
-    intercept=-1.5,
+    coef=[3.0, 1.0, 0.5, 0.3, 0.3],
+    intercept=-2.0,
     notes="prior: hand-set weights, not fitted",
 )
 
