@@ -100,7 +100,9 @@ def normalise(image: Image.Image) -> np.ndarray:
     g = image.convert("L")
     g.thumbnail((WORK_PX, WORK_PX * 3), Image.Resampling.BOX)
     a = np.asarray(g, dtype=np.float32)
-    a = _crop_to_paper(a)
+    framed = _crop_to_paper(a)
+    photo = framed.shape != a.shape  # paper on a background: its edges and shadows are not print
+    a = framed
     ink = _ink_mask(a)
     angle = _skew(ink)
     if angle:
@@ -108,7 +110,7 @@ def normalise(image: Image.Image) -> np.ndarray:
                                                           expand=True, fillcolor=int(np.median(a)))
         a = np.asarray(img, dtype=np.float32)
         ink = _ink_mask(a)
-    return _crop_to_ink(a, ink)
+    return _crop_to_ink(a, ink, edges=photo)
 
 
 def phash(image: Image.Image) -> int:
@@ -135,8 +137,15 @@ def _crop_to_paper(a: np.ndarray) -> np.ndarray:
 
 
 def _ink_mask(a: np.ndarray) -> np.ndarray:
-    paper = np.percentile(a, 75)
-    return a < paper * 0.6
+    """Ink = clearly darker than the local paper (a coarse max-filtered background), so shading
+    and uneven light across a photo do not read as ink."""
+    from PIL import ImageFilter
+
+    h, w = a.shape
+    small = Image.fromarray(a.astype(np.uint8)).resize((max(1, w // 16), max(1, h // 16)), Image.Resampling.BOX)
+    bg = small.filter(ImageFilter.MaxFilter(3)).resize((w, h), Image.Resampling.BILINEAR)
+    bg = np.maximum(np.asarray(bg, dtype=np.float32), 1.0)
+    return a / bg < 0.6
 
 
 def _skew(ink: np.ndarray) -> float:
@@ -152,9 +161,21 @@ def _skew(ink: np.ndarray) -> float:
     return best if abs(best) >= 0.5 else 0.0
 
 
-def _crop_to_ink(a: np.ndarray, ink: np.ndarray) -> np.ndarray:
-    rows = np.nonzero(ink.mean(axis=1) > 0.01)[0]
-    cols = np.nonzero(ink.mean(axis=0) > 0.01)[0]
-    if len(rows) < 4 or len(cols) < 4:
+def _crop_to_ink(a: np.ndarray, ink: np.ndarray, *, edges: bool) -> np.ndarray:
+    """Crop to the printed text: ink pixel extent (0.3-99.7 percentiles), ignoring columns and rows
+    that are mostly "ink" (paper edges, shadows, ruled borders)."""
+    ink = ink.copy()
+    h, w = ink.shape
+    if edges:
+        my, mx = max(1, h * 3 // 100), max(1, w * 3 // 100)  # paper edges and their shadows live here
+        ink[:my], ink[-my:], ink[:, :mx], ink[:, -mx:] = False, False, False, False
+    ink[:, ink.mean(axis=0) > 0.5] = False
+    ink[ink.mean(axis=1) > 0.5, :] = False
+    ys, xs = np.nonzero(ink)
+    if len(ys) < 20:
         return a
-    return a[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    y0, y1 = np.percentile(ys, [0.3, 99.7]).astype(int)
+    x0, x1 = np.percentile(xs, [0.3, 99.7]).astype(int)
+    if y1 - y0 < 8 or x1 - x0 < 8:
+        return a
+    return a[y0 : y1 + 1, x0 : x1 + 1]

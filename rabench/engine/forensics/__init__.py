@@ -12,7 +12,7 @@ verify as tampering.
 
 ``value`` of each signal is the field's inconsistency score: the largest robust
 |z| over the features, clipped to [0, 10]; 0 = typical of this receipt, >= 3 =
-unusual, signals are emitted from ``EMIT_SCORE`` on. ``field_scores`` gives the
+unusual; signals are emitted from ``EMIT_SCORE`` (4) on. ``field_scores`` gives the
 score of every field (also those below the threshold) for the risk model.
 """
 
@@ -26,7 +26,7 @@ from rabench.engine.forensics.features import FEATURES, FONT_FEATURES, features,
 from rabench.engine.signals import Signal
 
 Box = tuple[int, int, int, int]
-EMIT_SCORE = 3.0
+EMIT_SCORE = 4.0
 MAX_SCORE = 10.0
 MIN_REFERENCES = 4
 # Floors on the spread so a perfectly clean digital receipt (zero spread) does not turn noise into z=inf.
@@ -79,8 +79,11 @@ def field_scores(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[
             for k in FEATURES:
                 if k not in f:
                     continue
-                if k in FONT_FEATURES and same_row is not None and k in same_row:
-                    # font metrics against the rest of the same line, spread from the whole receipt
+                if k in FONT_FEATURES:
+                    # font metrics only against the rest of the same line (headers and totals are
+                    # legitimately bigger or bolder than the body); spread from the whole receipt
+                    if same_row is None or k not in same_row:
+                        continue
                     centre = same_row[k]
                 else:
                     centre = float(np.median(ref[k])) if len(ref[k]) else f[k]

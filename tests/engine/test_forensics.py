@@ -1,0 +1,67 @@
+"""Visual forensics: a pasted field stands out from the receipt's other lines; a clean receipt does not."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from _fx_receipts import receipt
+from rabench.engine.forensics import EMIT_SCORE, field_scores, visual_signals
+
+
+def _jpeg(img: Image.Image, q: int) -> Image.Image:
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=q)
+    return Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+
+
+def _paste(dst: Image.Image, src: Image.Image, box, pad=4) -> Image.Image:
+    x0, y0, x1, y1 = box
+    out = dst.copy()
+    out.paste(src.crop((x0 - pad, y0 - pad, x1 + pad, y1 + pad)), (x0 - pad, y0 - pad))
+    return out
+
+
+FIELDS = ("merchant", "date", "receipt_number", "subtotal", "tax_total", "total")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_clean_receipt_has_no_opinions(seed):
+    img, boxes = receipt(seed=seed, noise=4.0)
+    img = _jpeg(img, 80)
+    assert visual_signals(img, boxes) == []
+    assert all(s.score < EMIT_SCORE for s in field_scores(img, boxes))
+
+
+@pytest.mark.parametrize("field", ["total", "date", "receipt_number"])
+def test_noise_free_patch_is_flagged_on_that_field(field):
+    """A re-typed value pasted from a clean rendering onto a noisy photo-like receipt."""
+    img, boxes = receipt(noise=5.0, seed=1)
+    img = _jpeg(img, 80)
+    clean, _ = receipt(noise=0.0, total="92.50", date="2024-06-10", number="99999")
+    fake = _jpeg(_paste(img, clean, boxes[field][0]), 92)
+    sigs = visual_signals(fake, boxes)
+    assert sigs and sigs[0].fields == (field,) and sigs[0].kind == "opinion"
+    assert sigs[0].value >= EMIT_SCORE
+    others = {s.fields[0] for s in sigs[1:]}
+    assert not (others & (set(FIELDS) - {field}))
+
+
+def test_scores_are_continuous_and_rise_with_the_edit():
+    img, boxes = receipt(noise=5.0, seed=2)
+    base = _jpeg(img, 80)
+    clean, _ = receipt(noise=0.0)  # same digits: only the noise of the patch changes
+    weak = _jpeg(_paste(base, Image.blend(base, clean, 0.6), boxes["total"][0]), 92)
+    strong = _jpeg(_paste(base, clean, boxes["total"][0]), 92)
+    score = lambda im: {s.field: s.score for s in field_scores(im, boxes)}["total"]
+    assert score(base) < score(weak) < score(strong)
+
+
+def test_bad_boxes_are_ignored_not_fatal():
+    img, boxes = receipt()
+    boxes = {"total": [(-50, -50, 3, 3)], "date": [(10_000, 10_000, 10_100, 10_100)], "merchant": [(5, 5, 5, 5)]}
+    assert visual_signals(img, boxes) == []
+    assert visual_signals(Image.new("RGB", (50, 50), "white"), {"total": [(1, 1, 40, 40)]}) == []
