@@ -47,9 +47,9 @@ def test_thumbnail_of_a_different_image_is_proof(tmp_path):
 
 
 def test_local_edit_is_found_and_points_at_the_edited_field(tmp_path):
-    """A 320-px thumbnail of the original and a main image whose total was changed."""
+    """A 320-px thumbnail of the original and a main image whose total was raised to 1042.50."""
     orig, boxes = receipt(total="42.50")
-    edited, _ = receipt(total="92.50")
+    edited, _ = receipt(total="1042.50")
     p = _write(tmp_path, "a.jpg", jpeg_bytes(edited, 88, exif_with_thumbnail(orig, thumb_px=320)))
     sigs = file_signals(p, "image/jpeg", printed_date=None, field_boxes=boxes, box_size=edited.size)
     proof = [s for s in sigs if s.proof_type == "thumbnail_mismatch"]

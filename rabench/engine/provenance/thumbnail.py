@@ -18,12 +18,13 @@ import numpy as np
 from PIL import Image
 
 MAX_THUMB_PIXELS = 1_000_000
+MAX_COMPARE_PX = 320
 BLOCK = 8  # px of the thumbnail grid (blocks overlap by half)
 # A block differs when its structure decorrelates (1 - NCC >= NCC_LIMIT, textured blocks)
 # or its mean grey level moves by ABS_FLOOR (flat blocks), and it stands out from the
 # typical textured block by RATIO (so a noisy, low-quality thumbnail is not all "different").
 ABS_FLOOR = 24.0
-NCC_LIMIT = 0.065
+NCC_LIMIT = 0.15
 RATIO = 6.0
 TEXTURE_STD = 8.0
 GLOBAL_NCC = 0.15  # median 1 - NCC at which the whole thumbnail is a different picture
@@ -48,6 +49,10 @@ def compare(thumb_bytes: bytes, image: Image.Image, orientation: int = 1) -> Thu
         t = Image.open(io.BytesIO(thumb_bytes))
         if t.width * t.height > MAX_THUMB_PIXELS or t.width < 16 or t.height < 16:
             return ThumbResult(False, detail=f"thumbnail of {t.width}x{t.height} px not compared")
+        if max(t.size) > MAX_COMPARE_PX:  # thresholds were set at <= 320 px; finer detail only adds filter noise
+            t.draft("L", (MAX_COMPARE_PX, MAX_COMPARE_PX))
+            t = t.convert("L")
+            t.thumbnail((MAX_COMPARE_PX, MAX_COMPARE_PX), Image.Resampling.BOX)
         t = np.asarray(t.convert("L"), dtype=np.float32)
     except Exception as e:  # PIL raises many types on a broken JPEG
         return ThumbResult(False, detail=f"thumbnail could not be decoded: {type(e).__name__}")
@@ -168,10 +173,13 @@ def _block_scores(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, list[tuple[
 
 
 def _blur(a: np.ndarray) -> np.ndarray:
-    """3x3 box blur (edge-replicated): damps JPEG ringing and 1-px resampling shifts."""
-    p = np.pad(a, 1, mode="edge")
-    h, w = a.shape
-    return sum(p[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)) / 9.0
+    """Two 3x3 box blurs (edge-replicated): damp JPEG ringing, 1-px resampling shifts and the
+    aliasing of fine patterns (barcodes) that different thumbnail filters produce."""
+    for _ in range(2):
+        p = np.pad(a, 1, mode="edge")
+        h, w = a.shape
+        a = sum(p[dy : dy + h, dx : dx + w] for dy in range(3) for dx in range(3)) / 9.0
+    return a
 
 
 def _orient_box(box: tuple[float, float, float, float], orientation: int) -> tuple[float, float, float, float]:
