@@ -101,20 +101,26 @@ def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable) -> dic
     if not path.is_file():
         raise UserError(f"{run_dir}: no outcomes.jsonl here")
     known = {t.id for t in manifest.targets}
+    data = path.read_bytes()
+    try:
+        decoded = _outcome_decoder.decode_lines(data)  # fast path: the whole file at once
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        decoded = None
+    if decoded is None:  # find the bad line and say which
+        for lineno, raw in enumerate(data.splitlines(), start=1):
+            if raw.strip():
+                try:
+                    _outcome_decoder.decode(raw)
+                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                    raise UserError(f"{path}:{lineno}: {str(exc).replace('`', '')}") from None
+        raise UserError(f"{path}: not valid JSON lines")
     latest: dict[tuple[str, str, int], Outcome] = {}
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                oc = _outcome_decoder.decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                raise UserError(f"{path}:{lineno}: {str(exc).replace('`', '')}") from None
-            if oc.case_id not in cases.index:
-                raise UserError(f"{path}:{lineno}: case {oc.case_id} is not in the run's suite")
-            if oc.target not in known:
-                raise UserError(f"{path}:{lineno}: target {oc.target} is not listed in run.json")
-            latest[(oc.target, oc.case_id, oc.repetition)] = oc
+    for k, oc in enumerate(decoded, start=1):
+        if oc.case_id not in cases.index:
+            raise UserError(f"{path}: outcome {k}: case {oc.case_id} is not in the run's suite")
+        if oc.target not in known:
+            raise UserError(f"{path}: outcome {k}: target {oc.target} is not listed in run.json")
+        latest[(oc.target, oc.case_id, oc.repetition)] = oc
     per_target: dict[str, list[Outcome]] = {t: [] for t in known}
     for (target, _, _), oc in latest.items():
         per_target[target].append(oc)
