@@ -17,3 +17,23 @@ def ocr():
         return [line[1] for line in (result or [])]
 
     return read
+
+
+@pytest.fixture(scope="session")
+def quick_suite(tmp_path_factory):
+    """A freshly generated `quick` suite of the test split, built once per test session (~20-40 s)."""
+    from rabench.cases.synth.suite import generate_suite
+
+    out = tmp_path_factory.mktemp("quick") / "suite"
+    generate_suite(out, split="test", size="quick", workers=2)
+    return out
+
+
+@pytest.fixture(scope="session")
+def sample_suite(tmp_path_factory):
+    """A freshly generated `sample` suite (the committed one's split and seed), one worker."""
+    from rabench.cases.synth.suite import generate_suite
+
+    out = tmp_path_factory.mktemp("sample") / "a"
+    generate_suite(out, split="sample", size="sample", workers=1)
+    return out

@@ -162,14 +162,16 @@ def camera_exif(
     """EXIF a phone would write. ``software=True`` = the camera's own firmware tag, a str overrides it."""
     stamp = taken.strftime("%Y:%m:%d %H:%M:%S").encode()
     zeroth: dict[int, object] = {
-        piexif.ImageIFD.Make: camera.make.encode(),
-        piexif.ImageIFD.Model: camera.model.encode(),
         piexif.ImageIFD.Orientation: 1,
         piexif.ImageIFD.XResolution: (72, 1),
         piexif.ImageIFD.YResolution: (72, 1),
         piexif.ImageIFD.ResolutionUnit: 2,
         piexif.ImageIFD.DateTime: stamp,
     }
+    if camera.make:
+        zeroth[piexif.ImageIFD.Make] = camera.make.encode()
+    if camera.model:
+        zeroth[piexif.ImageIFD.Model] = camera.model.encode()
     sw = camera.software if software is True else (software or None)
     if sw:
         zeroth[piexif.ImageIFD.Software] = sw.encode()

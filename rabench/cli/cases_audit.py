@@ -1,0 +1,56 @@
+"""``rabench cases audit DIR``: leak audit, the AUC of each shortcut signal alone."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rabench.cases.audit import SIGNALS, THRESHOLD, AuditResult, audit_suite
+
+
+def format_table(res: AuditResult) -> str:
+    groups = list(dict.fromkeys(r.group for r in res.rows))
+    cell = {(r.signal, r.group): r for r in res.rows}
+    head = f"{'signal':<16}" + "".join(f"{g:>12}" for g in groups)
+    lines = [head, "-" * len(head)]
+    for sig in SIGNALS:
+        parts = []
+        for g in groups:
+            r = cell.get((sig, g))
+            parts.append(f"{'n/a' if r is None or r.auc is None else f'{r.auc:.3f}':>12}")
+        lines.append(f"{sig:<16}" + "".join(parts))
+    n = {g: next((r for r in res.rows if r.group == g and r.n_fake), None) for g in groups}
+    lines.append(f"{'(fake/genuine n)':<16}" + "".join(
+        f"{(str(n[g].n_fake) + '/' + str(n[g].n_genuine)) if n[g] else '':>12}" for g in groups))
+    return "\n".join(lines)
+
+
+def _run(args: argparse.Namespace) -> int:
+    res = audit_suite(Path(args.dir))
+    print(f"{args.dir}: {res.n_cases} base cases; ROC AUC of each signal alone, max(auc, 1-auc), ties half")
+    print(format_table(res))
+    bad = res.failures(args.threshold)
+    for r in bad:
+        extra = f" (category {r.detail})" if r.detail else ""
+        print(f"LEAK: {r.signal} separates {r.group} fakes from genuine with AUC {r.auc:.3f} > {args.threshold}{extra}",
+              file=sys.stderr)
+    if bad:
+        return 1
+    print(f"no signal above {args.threshold}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="Leak audit: ROC AUC of each shortcut signal alone (format, size, EXIF, Software, fonts, colours).",
+        description="For every non-proof signal a lazy detector could use (file format, byte size, pixel count, "
+        "JPEG quality, EXIF present, any Software/Producer/CreatorTool tag, font family from the 'font' tag, "
+        "colour statistics) print the ROC AUC of that signal alone for genuine vs fake base cases, overall and "
+        "per fake class (each class against genuine receipts of the same capture kinds). Exit 1 if any "
+        f"exceeds the threshold (default {THRESHOLD}).",
+    )
+    p.add_argument("dir", help="suite folder containing manifest.jsonl")
+    p.add_argument("--threshold", type=float, default=THRESHOLD, help="highest acceptable AUC (default 0.70)")
+    p.set_defaults(func=_run)
