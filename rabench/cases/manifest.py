@@ -26,13 +26,14 @@ _header_decoder = msgspec.json.Decoder(SuiteHeader)
 
 
 def describe_decode_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> str:
-    """msgspec's message, made to read as one plain sentence."""
-    return str(exc).replace("`", "")
+    """msgspec's message, made to read as one plain sentence (control characters escaped: one line)."""
+    text = str(exc).replace("`", "")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def resolve_in_suite(root: Path, rel: str) -> Path | None:
     """The file's real path if ``rel`` stays inside ``root`` (no ``..``, absolute path or symlink out)."""
-    if not rel or rel.startswith(("/", "\\")) or os.path.isabs(rel) or "\\" in rel:
+    if not rel or rel.startswith(("/", "\\")) or os.path.isabs(rel) or "\\" in rel or "\x00" in rel:
         return None
     root_real = root.resolve()
     candidate = (root / rel).resolve()
