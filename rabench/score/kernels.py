@@ -349,6 +349,22 @@ def bootstrap_runs(metric: int, alpha: float, runs: SortedRuns, genuine_cases: n
                             numba.get_num_threads())
 
 
+def choose_threads() -> int:
+    """Threads for the parallel kernels: all cores, unless the machine is already
+    busier than its cores (1-minute load average), where two threads contending
+    with other processes measured 3-4x slower than one. ``RABENCH_SCORE_THREADS``
+    overrides. Results never depend on this (counter-based random numbers)."""
+    env = os.environ.get("RABENCH_SCORE_THREADS")
+    cores = numba.config.NUMBA_NUM_THREADS
+    if env:
+        return max(1, min(int(env), cores))
+    try:
+        busy = os.getloadavg()[0] > (os.cpu_count() or 1)
+    except OSError:
+        busy = False
+    return 1 if busy else cores
+
+
 def percentile_interval(samples: np.ndarray) -> tuple[float | None, float | None]:
     """95% percentile interval (numpy's default linear interpolation), ignoring
     resamples where the statistic is undefined."""

@@ -38,6 +38,11 @@ class ScoreResult:
 
 def score_input(inp: ScoreInput) -> ScoreResult:
     timings: dict[str, float] = {}
+    import numba
+
+    from rabench.score.kernels import choose_threads
+
+    numba.set_num_threads(choose_threads())
     tags = tag_masks(inp.cases)
     rows: list[Row] = []
     for target in inp.targets:
