@@ -122,11 +122,23 @@ class DiyTarget:
                           strip_prefix=self.settings.strip_prefix, secrets=secrets)
         usage = None
         if result.reply is not None:
-            usage = self.usage(result.reply.input_tokens, result.reply.output_tokens,
-                               result.reply.model)
+            usage = _without_key(self.usage(result.reply.input_tokens, result.reply.output_tokens,
+                                             result.reply.model), self._key)
         raise_for(result.decision, usage)
         assert result.verdict is not None
-        return msgspec.structs.replace(result.verdict, usage=usage)
+        return _without_key(msgspec.structs.replace(result.verdict, usage=usage), self._key)
+
+
+def _without_key(value: Any, key: str | None) -> Any:
+    """The struct with every copy of the key replaced by ``***``: a hostile or buggy server
+    may echo request headers into an answer, which would otherwise land in outcomes.jsonl."""
+    if not key or value is None:
+        return value
+    raw = msgspec.json.encode(value)
+    needle = msgspec.json.encode(key)[1:-1]
+    if needle not in raw:
+        return value
+    return msgspec.json.decode(raw.replace(needle, b"***"), type=type(value))
 
 
 def _read_b64(path: Any) -> str:
