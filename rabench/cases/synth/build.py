@@ -175,8 +175,14 @@ def _crop_margins(img: Image.Image, rng: np.random.Generator) -> Image.Image:
     return img.crop((l, t, w - r, h - b))
 
 
-def _logo(name: str, rng: np.random.Generator) -> bytes | None:
-    """A merchant logo for PDFs (60 %): its size varies a lot, as real letterheads do."""
+def _logo(name: str, seed: int) -> bytes | None:
+    """The merchant's PDF logo (60 % of merchants; one per merchant per suite, so look-alikes share it).
+
+    Its byte size varies a lot between merchants, as real letterheads do.
+    """
+    import zlib
+
+    rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))])
     if rng.random() >= 0.6:
         return None
     import io
@@ -199,7 +205,7 @@ def _logo(name: str, rng: np.random.Generator) -> bytes | None:
 
 
 def _build_pdf(spec: Spec, doc: Doc, printed: Doc, style: Style, seed: int, rng: np.random.Generator) -> bytes:
-    logo = _logo(doc.merchant, rng)
+    logo = _logo(doc.merchant, seed)
     created = datetime(doc.when.year, doc.when.month, doc.when.day, int(doc.time[:2]), int(doc.time[3:]))
     intact = spec.provenance == "intact"
     if spec.cls == "generator":
