@@ -86,7 +86,9 @@ class TargetRun:
     async def _lane(self, reps: list[int], *, replay: bool) -> None:
         events: dict[tuple[int, str], anyio.Event] = {}
         units = self._units(reps, replay, events)
-        workers = max(1, min(self.gate.limits.concurrency, self.ctx.plan.count * len(reps)))
+        # More workers than slots: a worker backing off (or waiting on a dependency)
+        # holds no slot, and another worker can use it meanwhile.
+        workers = max(1, min(2 * self.gate.limits.concurrency + 8, self.ctx.plan.count * len(reps)))
         async with anyio.create_task_group() as tg:
             for _ in range(workers):
                 tg.start_soon(self._worker, units, events)

@@ -1,0 +1,72 @@
+"""Per-provider limits hold on the wire: measured request rate and calls in flight."""
+
+from pathlib import Path
+
+import pytest
+
+from rabench.errors import UserError
+from rabench.run.config import Limits, load_config, parse_overrides, provider_limits
+from runfakes import HttpTarget, LoopbackServer, run_fake
+from runsuite import make_suite
+
+
+def _ok(body, hit):
+    return 200, {}, {"risk": 0.1}
+
+
+def test_concurrency_cap_is_the_most_requests_the_server_ever_serves_at_once(tmp_path):
+    suite = make_suite(tmp_path / "s", 40, distinct_files=4)
+    with LoopbackServer(_ok, delay_s=0.02) as server:
+        summary = run_fake(suite, tmp_path / "r", [HttpTarget(server.url)], concurrency=3)
+        assert server.max_active == 3
+        assert len(server.arrivals) == 40
+    assert summary.max_in_flight == {"loopback": 3}
+
+
+def test_two_targets_of_one_provider_share_its_cap(tmp_path):
+    suite = make_suite(tmp_path / "s", 30, distinct_files=3)
+    with LoopbackServer(_ok, delay_s=0.02) as server:
+        targets = [HttpTarget(server.url, tid="a"), HttpTarget(server.url, tid="b")]
+        run_fake(suite, tmp_path / "r", targets, concurrency=4)
+        assert server.max_active == 4
+        assert len(server.arrivals) == 60
+
+
+def test_requests_per_minute_hold_over_every_window(tmp_path):
+    rpm = 1200  # 20 per second, bursts of at most 20
+    n = 50
+    suite = make_suite(tmp_path / "s", n, distinct_files=5)
+    with LoopbackServer(_ok) as server:
+        run_fake(suite, tmp_path / "r", [HttpTarget(server.url)], concurrency=50, rpm=rpm)
+        arrivals = sorted(server.arrivals)
+    assert len(arrivals) == n
+    rate, burst = rpm / 60, 20
+    span = arrivals[-1] - arrivals[0]
+    assert span >= (n - burst) / rate * 0.9  # could not have been faster than the limit
+    for i in range(n):  # any window holds at most burst + rate * width requests
+        for j in range(i + 1, n):
+            assert j - i + 1 <= burst + rate * (arrivals[j] - arrivals[i]) + 1
+
+
+def test_limits_come_from_flags_then_provider_table_then_defaults(tmp_path):
+    toml = tmp_path / "targets.toml"
+    toml.write_text("[defaults]\nconcurrency = 5\nrpm = 100\n[providers.openai]\nrpm = 500\nconcurrency = 16\n")
+    config = load_config(toml)
+    assert provider_limits(config, "openai") == Limits(concurrency=16, rpm=500)
+    assert provider_limits(config, "gemini") == Limits(concurrency=5, rpm=100)
+    flags = parse_overrides(["openai=7"], "--concurrency")
+    assert provider_limits(config, "openai", concurrency=flags) == Limits(concurrency=7, rpm=500)
+    assert provider_limits(config, "openai", rpm={"openai": 0}).rpm is None
+    assert provider_limits({}, "self") == Limits(concurrency=8, rpm=None)
+
+
+@pytest.mark.parametrize("bad", ["openai", "openai=x", "=3", "openai=-1"])
+def test_bad_override_is_one_clear_line(bad):
+    with pytest.raises(UserError) as e:
+        parse_overrides([bad], "--rpm")
+    assert "\n" not in str(e.value) and "--rpm" in str(e.value)
+
+
+def test_the_committed_config_parses():
+    config = load_config(Path(__file__).resolve().parents[2] / "bench" / "targets.toml")
+    assert provider_limits(config, "self").concurrency >= 1
