@@ -1,0 +1,198 @@
+"""Every target gets an upright image of at most 3072 px and 3.75 MB; bad files fail with one line."""
+
+import hashlib
+import io
+import os
+import struct
+import subprocess
+import sys
+import zlib
+
+import anyio
+import pytest
+from PIL import Image
+
+from rabench.prepare.cache import PrepCache
+from rabench.prepare.image import MAX_BYTES, MAX_SIDE, PreparationError, prepare_bytes
+
+
+def _jpeg(im, **kw):
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", **kw)
+    return buf.getvalue()
+
+
+def _marked(w, h):
+    """An image whose top-left quadrant is red and the rest white, so rotation is visible."""
+    im = Image.new("RGB", (w, h), "white")
+    im.paste((255, 0, 0), (0, 0, w // 2, h // 2))
+    return im
+
+
+def test_exif_orientation_is_applied():
+    im = _marked(80, 40)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored sideways: viewers rotate 90 degrees clockwise
+    out = prepare_bytes(_jpeg(im, exif=exif, quality=95), "image/jpeg")
+    got = Image.open(io.BytesIO(out.data))
+    assert got.size == (40, 80) and not out.passed_through
+    assert got.getexif().get(0x0112, 1) == 1
+    # after a clockwise turn the red quadrant is at the top right
+    r, g, b = got.getpixel((30, 5))
+    assert r > 200 and g < 80
+    assert got.getpixel((5, 75))[1] > 200  # bottom left white
+
+
+def test_an_already_fine_image_passes_through_byte_for_byte():
+    data = _jpeg(_marked(100, 60))
+    out = prepare_bytes(data, "image/jpeg")
+    assert out.passed_through and out.data == data and out.media_type == "image/jpeg"
+
+
+def test_a_large_image_is_scaled_to_3072_px_on_its_longest_side():
+    out = prepare_bytes(_jpeg(_marked(5000, 1200)), "image/jpeg")
+    got = Image.open(io.BytesIO(out.data))
+    assert max(got.size) == MAX_SIDE and abs(got.size[1] - round(1200 * MAX_SIDE / 5000)) <= 4
+
+
+def test_noise_that_cannot_fit_at_high_quality_is_stepped_down_under_3_75_mb():
+    noise = Image.frombytes("RGB", (3000, 3000), os.urandom(3000 * 3000 * 3))
+    png = io.BytesIO()
+    noise.save(png, "PNG", compress_level=1)
+    assert len(png.getvalue()) > MAX_BYTES
+    out = prepare_bytes(png.getvalue(), "image/png")
+    assert len(out.data) <= MAX_BYTES and out.media_type == "image/jpeg"
+    assert max(Image.open(io.BytesIO(out.data)).size) <= MAX_SIDE
+
+
+def test_transparent_png_is_flattened_onto_white():
+    im = Image.new("RGBA", (4000, 10), (0, 0, 0, 0))
+    out = prepare_bytes(_png(im), "image/png")
+    got = Image.open(io.BytesIO(out.data)).convert("RGB")
+    assert got.getpixel((10, 1))[0] > 240
+
+
+def _png(im):
+    buf = io.BytesIO()
+    im.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_pdf_first_page_is_rasterised():
+    page1, page2 = _marked(600, 800), Image.new("RGB", (600, 800), "blue")
+    buf = io.BytesIO()
+    page1.save(buf, "PDF", save_all=True, append_images=[page2], resolution=72)
+    out = prepare_bytes(buf.getvalue(), "application/pdf")
+    got = Image.open(io.BytesIO(out.data)).convert("RGB")
+    assert out.media_type == "image/jpeg" and max(got.size) <= MAX_SIDE
+    assert got.size[1] > got.size[0]
+    w, h = got.size
+    assert got.getpixel((w // 4, h // 4))[0] > 200 and got.getpixel((w // 4, h // 4))[2] < 80  # page 1, red
+
+
+def _png_claiming(width, height):
+    """A tiny PNG whose header claims a huge size (a decompression bomb's signature)."""
+    data = bytearray(_png(Image.new("L", (1, 1))))
+    ihdr = struct.pack(">II", width, height) + bytes(data[24:29])
+    data[16:29] = ihdr
+    data[29:33] = struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return bytes(data)
+
+
+@pytest.mark.parametrize("data,expected", [
+    (b"", "empty file"),
+    (b"not an image at all", "unreadable file"),
+    (_jpeg(Image.new("RGB", (50, 50)))[:200], "unreadable file"),  # truncated
+    (b"%PDF-1.4 garbage", "unreadable PDF"),
+])
+def test_corrupt_files_give_one_line(data, expected):
+    with pytest.raises(PreparationError) as e:
+        prepare_bytes(data, "image/jpeg")
+    assert expected in str(e.value) and "\n" not in str(e.value)
+
+
+def test_decompression_bomb_is_refused_before_decoding():
+    with pytest.raises(PreparationError) as e:
+        prepare_bytes(_png_claiming(30_000, 30_000), "image/png")
+    assert "too large to decode" in str(e.value) or "decompression bomb" in str(e.value)
+
+
+def _files(tmp_path, n):
+    out = []
+    for i in range(n):
+        data = _jpeg(_marked(40 + i, 30), exif=_rotated())
+        p = tmp_path / f"f{i}.jpg"
+        p.write_bytes(data)
+        out.append((p, hashlib.sha256(data).hexdigest()))
+    return out
+
+
+def _rotated():
+    exif = Image.Exif()
+    exif[0x0112] = 3
+    return exif
+
+
+def test_concurrent_requests_prepare_each_file_once_and_hits_cost_no_decoding(tmp_path):
+    files = _files(tmp_path, 5)
+    cache = PrepCache(tmp_path / "cache")
+
+    async def many():
+        results = {}
+        async with anyio.create_task_group() as tg:
+            for k in range(40):
+                path, sha = files[k % 5]
+
+                async def one(k=k, path=path, sha=sha):
+                    results[k] = await cache.get(path, sha, "image/jpeg")
+
+                tg.start_soon(one)
+        return results
+
+    results = anyio.run(many)
+    assert cache.stats.prepared == 5
+    assert len({r.path for r in results.values()}) == 5
+    for r in results.values():
+        assert r.path.stat().st_size <= MAX_BYTES
+    # a new process-like cache finds them on disk; the sources are not even read
+    for path, _ in files:
+        path.write_bytes(b"garbage now")
+    again = PrepCache(tmp_path / "cache")
+    got = anyio.run(lambda: again.get(files[0][0], files[0][1]))
+    assert again.stats.prepared == 0 and again.stats.disk_hits == 1 and got == results[0]
+
+
+def test_a_file_that_does_not_match_its_sha256_is_an_error_not_a_cache_entry(tmp_path):
+    (path, sha), = _files(tmp_path, 1)
+    cache = PrepCache(tmp_path / "cache")
+    with pytest.raises(PreparationError, match="does not match"):
+        anyio.run(lambda: cache.get(path, "0" * 64))
+    assert not list((tmp_path / "cache").rglob("*.jpg"))
+
+
+PREPARE_ALL = """
+import sys, anyio
+from pathlib import Path
+from rabench.prepare.cache import PrepCache
+cache = PrepCache(Path(sys.argv[1]))
+pairs = [a.split('=') for a in sys.argv[2:]]
+async def main():
+    for p, sha in pairs:
+        await cache.get(Path(p), sha)
+anyio.run(main)
+print(cache.stats.prepared)
+"""
+
+
+def test_two_processes_preparing_the_same_files_leave_whole_files(tmp_path):
+    files = _files(tmp_path, 8)
+    argv = [sys.executable, "-c", PREPARE_ALL, str(tmp_path / "cache")] + [f"{p}={s}" for p, s in files]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        assert p.wait(60) == 0
+    entries = list((tmp_path / "cache").rglob("*"))
+    assert not [e for e in entries if e.name.endswith(".tmp")]
+    images = [e for e in entries if e.is_file()]
+    assert len(images) == 8
+    for e in images:
+        Image.open(e).load()  # whole, decodable
