@@ -24,6 +24,8 @@ from relhostile import receipt_png
 from relrun import ROOT, child_env, outcomes, rabench_cmd, run_measured, write_suite
 from rabench.fakeprovider import BackgroundFakeProvider, Latency, ModelProfile, Profile
 
+pytestmark = pytest.mark.slow  # one run, one score and one live check in subprocesses: ~10-20 s
+
 KEY = "sk-test-SECRET-1234567890"
 TAIL = "SECRET-1234567890"
 CONFIG_KEY = "sk-test-CONFIGFILE-0987654321"
