@@ -11,14 +11,17 @@ did to an Outcome status (DESIGN.md, "One retry layer"):
 
 ``latency_s`` is the monotonic wall time of the final attempt, measured here
 (inside the gate, so waiting for a slot or a rate token is not latency).
+
+The timeout is ``asyncio.timeout`` rather than an anyio cancel scope: the run
+loop always runs on anyio's asyncio backend, and the native timeout costs a
+fraction of a scope on the hot path (see docs/performance.md, "Runner").
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
-
-import anyio
 
 from rabench.contracts import Usage, Verdict
 from rabench.run.limits import ProviderGate
@@ -69,13 +72,16 @@ class _Call:
         async with self.gate:
             self.attempts += 1
             t0 = time.monotonic()
+            timeout = asyncio.timeout(self.timeout_s)
             try:
-                with anyio.move_on_after(self.timeout_s) as scope:
+                async with timeout:
                     return await self.target.check(self.request)
+            except TimeoutError:
+                if timeout.expired():  # our deadline, not a TimeoutError raised by the target
+                    raise _AttemptTimedOut() from None
+                raise
             finally:
                 self.latency_s = time.monotonic() - t0
-        # only reached when the scope cancelled the attempt
-        raise _AttemptTimedOut()
 
 
 async def call_target(
