@@ -176,3 +176,12 @@ def test_cli_generate_refuses_a_non_empty_folder(tmp_path, capsys):
     (tmp_path / "x").write_text("keep me")
     assert main(["cases", "generate", "--split", "dev", "--size", "sample", "--out", str(tmp_path)]) == 2
     assert "not empty" in capsys.readouterr().err
+
+
+def test_committed_sample_matches_a_fresh_generation(sample_suite):
+    """Same seed + same library versions => the committed sample is reproduced byte for byte.
+
+    If this fails after a Pillow/numpy/fpdf2/pypdf upgrade, regenerate the sample:
+    rabench cases generate --split sample --size sample --out cases/sample
+    """
+    assert _tree(REPO / "cases" / "sample") == _tree(sample_suite)
