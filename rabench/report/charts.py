@@ -26,7 +26,7 @@ PALETTE = ["#1f5fa8", "#d1603d", "#3a9a5b", "#8a56ac", "#b8860b", "#4d4d4d", "#c
 
 def _svg(fig) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]
@@ -45,7 +45,7 @@ def interval_chart(
 ) -> str:
     """Horizontal dots with 95% interval bars: one row per metric, one colour per target."""
     n_t = max(len(series), 1)
-    fig, ax = plt.subplots(figsize=(6.4, 0.42 * len(metrics) * max(1, n_t / 2) + 0.9))
+    fig, ax = plt.subplots(figsize=(5.2, 0.3 * len(metrics) * max(1, n_t / 2) + 0.9))
     step = 0.8 / n_t
     for t, (target, values) in enumerate(series.items()):
         for m, (value, lo, hi) in enumerate(values):
@@ -53,7 +53,7 @@ def interval_chart(
                 continue
             y = m - 0.4 + step * (t + 0.5)
             if lo is not None and hi is not None:
-                ax.errorbar([value], [y], xerr=[[value - lo], [hi - value]], fmt="o", ms=4,
+                ax.errorbar([value], [y], xerr=[[max(0.0, value - lo)], [max(0.0, hi - value)]], fmt="o", ms=4,
                             color=colour(t), capsize=2, lw=1.2, label=target if m == 0 else None)
             else:
                 ax.plot([value], [y], "o", ms=4, color=colour(t), label=target if m == 0 else None)
@@ -65,7 +65,7 @@ def interval_chart(
     ax.set_title(title, loc="left", fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
     if labels:
-        ax.legend(handles, labels, fontsize=8, loc="lower right", frameon=False)
+        ax.legend(handles, labels, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _svg(fig)
 
 
@@ -136,7 +136,7 @@ def latency_chart(samples: Mapping[str, Sequence[float]]) -> str:
     names = [k for k, v in samples.items() if v]
     fig, ax = plt.subplots(figsize=(6.4, 0.5 * max(len(names), 1) + 1.0))
     if names:
-        ax.boxplot([samples[k] for k in names], vert=False, whis=(1, 99), showfliers=False,
+        ax.boxplot([samples[k] for k in names], orientation="horizontal", whis=(1, 99), showfliers=False,
                    tick_labels=names)
         ax.set_xscale("log")
     ax.set_xlabel("latency of the final attempt (s), whiskers p1-p99")

@@ -26,7 +26,7 @@ h3{font-size:15px;margin:20px 0 6px}.meta{color:#666;font-size:13px}
 table{border-collapse:collapse;background:#fff;margin:6px 0 14px;font-size:13px}
 th,td{padding:4px 10px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}th{background:#f0f2f5;font-weight:600}
-td.ci{color:#777;font-size:12px}.ns{color:#999;font-style:italic}
+td.ci{color:#777;font-size:12px}td.not_supported{color:#999;font-style:italic}table.findings td:nth-child(2),table.findings th:nth-child(2){text-align:left}.ns{color:#999;font-style:italic}
 .win{color:#1a7f37;font-weight:600}.loss{color:#c62828;font-weight:600}.tie{color:#666}
 .grid{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.card{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:10px}
 svg{max-width:100%;height:auto}details{margin:6px 0}summary{cursor:pointer;font-weight:600}
@@ -99,25 +99,37 @@ def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Any]], targets
 
 
 def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
+    """One compact matrix: a row per headline metric, a column per (ours vs baseline)."""
     if not findings:
         return "<p class='meta'>No baseline to compare with in these runs.</p>"
-    by_pair: dict = defaultdict(list)
+    pairs = list(dict.fromkeys((f.get("target"), f.get("baseline")) for f in findings))
+    cells: dict = defaultdict(dict)
+    totals: dict = defaultdict(lambda: defaultdict(int))
     for f in findings:
-        by_pair[(f.get("target"), f.get("baseline"))].append(f)
-    parts = []
-    for (target, baseline), items in by_pair.items():
-        counts = defaultdict(int)
-        for f in items:
-            counts[f.get("result")] += 1
-        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
-        rows = "".join(
-            f"<tr><td>{_e(f.get('task'))}</td><td>{_e(f.get('metric'))}</td>"
-            f"<td class='{_e(f.get('result'))}'>{_e(f.get('result'))}</td><td>{_e(f.get('why', ''))}</td></tr>"
-            for f in items
-        )
-        parts.append(f"<h3>{_e(target)} vs {_e(baseline)} <span class='meta'>({_e(summary)})</span></h3>"
-                     f"<table><tr><th>task</th><th>metric</th><th>result</th><th>why</th></tr>{rows}</table>")
-    return "".join(parts)
+        pair = (f.get("target"), f.get("baseline"))
+        cells[(f.get("task"), f.get("metric"))][pair] = f
+        totals[pair][f.get("result")] += 1
+    head = "".join(f"<th>{_e(a)} vs {_e(b)}</th>" for a, b in pairs)
+    summary = "".join(
+        "<td class='meta'>" + _e(", ".join(f"{v} {k}" for k, v in sorted(totals[p].items()))) + "</td>"
+        for p in pairs)
+    body = []
+    for (task, metric), by_pair in cells.items():
+        tds = []
+        for p in pairs:
+            f = by_pair.get(p)
+            if f is None:
+                tds.append("<td></td>")
+                continue
+            res = f.get("result", "")
+            label = "not supported" if res == "not_supported" else res
+            tds.append(f"<td class='{_e(res)}' title='{_e(f.get('reason', ''))}'>{_e(label)}</td>")
+        body.append(f"<tr><td>{_e(task)}</td><td>{_e(metric)}</td>{''.join(tds)}</tr>")
+    return (f"<table class='findings'><tr><th>task</th><th>metric</th>{head}</tr>"
+            f"<tr><td></td><td class='meta'>summary</td>{summary}</tr>{''.join(body)}</table>"
+            "<p class='meta'>win/loss only when the 95% intervals don't overlap (latency and cost: "
+            "at least 1.2x apart); a tie when either side rests on fewer than 10 cases or calls. "
+            "Hover a cell for the reason.</p>")
 
 
 def _worst(misses: Sequence[Mapping[str, Any]]) -> str:
@@ -173,7 +185,6 @@ def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, An
     targets = list(dict.fromkeys(r["target"] for r in rows))
     tasks = [t for t in TASK_ORDER if t in grouped] + [t for t in grouped if t not in TASK_ORDER]
     parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>"]
-    parts.append("<h2>Findings</h2>" + _findings(findings))
     parts.append("<h2>Headline (stratum “all”)</h2>")
     for task in tasks:
         metrics = grouped[task].get("all", {})
@@ -181,6 +192,7 @@ def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, An
             continue
         parts.append(f"<h3 id='task-{_e(task)}'>{_e(task)}</h3><div class='grid'>"
                      f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>")
+    parts.append("<h2>Findings: our targets vs each baseline</h2>" + _findings(findings))
     figs = []
     if details.get("roc"):
         curves = {t: (c["fpr"], c["tpr"], c.get("auc")) for t, c in details["roc"].items()}

@@ -59,6 +59,7 @@ class ScoreInput:
     manifest_sha256: str
     cases: CaseTable
     targets: list[TargetRuns]
+    suite_dir: Path | None = None  # where the case files are (report thumbnails)
 
 
 def read_manifest(run_dir: Path) -> RunManifest:
@@ -169,5 +170,6 @@ def load_runs(run_dirs: list[str]) -> ScoreInput:
             targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx))
     targets.sort(key=lambda t: t.id)
     return ScoreInput(
-        manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=cases, targets=targets
+        manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=cases, targets=targets,
+        suite_dir=suite_dir,
     )

@@ -10,8 +10,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from rabench.contracts import CONTRACTS_VERSION, Row
 from rabench.score import output
+from rabench.score.details import details
 from rabench.score.findings import Finding, findings
 from rabench.score.load import ScoreInput, load_runs
 from rabench.score.reduce import run_facts, runs_per_case
@@ -26,6 +29,7 @@ TASK_MODULES = (extraction, checks, authenticity, duplicates, decisions, evidenc
 class ScoreResult:
     doc: output.RowsFile
     timings: dict[str, float] = field(default_factory=dict)
+    details: dict | None = None  # details.json: curves, latency samples, worst misses
 
     @property
     def rows(self) -> list[Row]:
@@ -36,7 +40,7 @@ class ScoreResult:
         return self.doc.findings
 
 
-def score_input(inp: ScoreInput) -> ScoreResult:
+def score_input(inp: ScoreInput, *, with_details: bool = True) -> ScoreResult:
     timings: dict[str, float] = {}
     import numba
 
@@ -45,9 +49,10 @@ def score_input(inp: ScoreInput) -> ScoreResult:
     numba.set_num_threads(choose_threads())
     tags = tag_masks(inp.cases)
     rows: list[Row] = []
+    facts_by_target = {}
     for target in inp.targets:
         t0 = time.perf_counter()
-        facts = run_facts(target, inp.cases)
+        facts = facts_by_target[target.id] = run_facts(target, inp.cases)
         timings["facts"] = timings.get("facts", 0.0) + time.perf_counter() - t0
         ctx = TaskContext(target=target, cases=inp.cases, facts=facts, tags=tags,
                           runs=runs_per_case(facts, inp.cases.n))
@@ -71,7 +76,11 @@ def score_input(inp: ScoreInput) -> ScoreResult:
         targets=[t.info for t in inp.targets],
         bootstrap_resamples=N_BOOT, min_stratum_cases=MIN_STRATUM,
     )
-    return ScoreResult(doc=output.RowsFile(header=header, rows=rows, findings=found), timings=timings)
+    t0 = time.perf_counter()
+    extra = details(inp, facts_by_target) if with_details else None
+    timings["details"] = time.perf_counter() - t0
+    return ScoreResult(doc=output.RowsFile(header=header, rows=rows, findings=found), timings=timings,
+                       details=extra)
 
 
 def score_runs(run_dirs: list[str]) -> ScoreResult:
@@ -92,4 +101,6 @@ def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]
     rows_path.write_bytes(output.encode(result.doc))
     md_path = out / "report.md"
     md_path.write_text(render(result.doc), encoding="utf-8")
+    if result.details is not None:
+        (out / "details.json").write_bytes(msgspec.json.encode(result.details) + b"\n")
     return rows_path, md_path

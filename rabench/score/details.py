@@ -1,0 +1,143 @@
+"""details.json: the per-call material behind the report's pictures.
+
+rows.json holds numbers; a reader also wants to *see* them: ROC curves,
+a reliability diagram, latency distributions and the worst misses with the
+receipt, its label and what the target said. The report stage must not read
+runs itself (DESIGN.md: each stage reads only what the stage before wrote), so
+the scorer writes this beside rows.json. Deterministic like rows.json.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from rabench.score.load import ScoreInput, TargetRuns
+from rabench.score.reduce import RunFacts
+
+MAX_LATENCY_SAMPLES = 2000
+WORST_PER_KIND = 4  # missed fakes and false flags, per target
+THUMB_PX = 220
+
+
+def roc_points(scores: np.ndarray, fake: np.ndarray, weight: np.ndarray) -> tuple[list[float], list[float]]:
+    """Weighted ROC step points (false-flag rate, detection), thresholds from high to low."""
+    order = np.argsort(-scores, kind="stable")
+    s, y, w = scores[order], fake[order], weight[order]
+    pos, neg = w[y].sum(), w[~y].sum()
+    if pos == 0 or neg == 0:
+        return [], []
+    last = np.r_[np.nonzero(np.diff(s))[0], len(s) - 1]  # end of each tied group
+    tp = np.cumsum(np.where(y, w, 0.0))[last] / pos
+    fp = np.cumsum(np.where(~y, w, 0.0))[last] / neg
+    return [0.0, *np.round(fp, 6).tolist()], [0.0, *np.round(tp, 6).tolist()]
+
+
+def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list[dict[str, float]]:
+    """Equal-width bins over runs with a risk: mean risk, share fake, runs in the bin."""
+    idx = np.minimum((risk * bins).astype(int), bins - 1)
+    out = []
+    for b in range(bins):
+        m = idx == b
+        n = int(m.sum())
+        out.append({
+            "lo": b / bins, "hi": (b + 1) / bins, "n": n,
+            "mean_risk": round(float(risk[m].mean()), 6) if n else 0.0,
+            "share_fake": round(float(fake[m].mean()), 6) if n else 0.0,
+        })
+    return out
+
+
+def thumbnail(path: Path, media_type: str) -> str | None:
+    """A small JPEG data URI of the case file; None if it can't be read (never raises)."""
+    try:
+        from PIL import Image
+
+        if media_type == "application/pdf":
+            import pypdfium2 as pdfium
+
+            pdf = pdfium.PdfDocument(str(path))
+            try:
+                img = pdf[0].render(scale=0.6).to_pil()
+            finally:
+                pdf.close()
+        else:
+            img = Image.open(path)
+            img.draft("RGB", (THUMB_PX * 2, THUMB_PX * 4))
+        img = img.convert("RGB")
+        img.thumbnail((THUMB_PX, THUMB_PX * 2))
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", quality=70)
+        return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
+    except Exception:  # a hostile or missing file must not stop the report
+        return None
+
+
+def _label_text(case) -> str:
+    lab = case.label
+    a = lab.authenticity
+    head = a.verdict if a.fake_class is None else f"{a.verdict} ({a.fake_class})"
+    if a.edited_fields:
+        head += f", edited: {', '.join(a.edited_fields)}"
+    covered = ", ".join(f"{k}={v}" for k, v in lab.covered().items())
+    return f"{head}; provenance {lab.provenance}\n{covered}"
+
+
+def _verdict_text(oc) -> str:
+    if oc.verdict is None:
+        return f"{oc.status}: {oc.error or ''}"[:400]
+    v = oc.verdict
+    fields = ", ".join(f"{k}={val}" for k, val in msgspec.structs.asdict(v.fields).items() if val is not None)
+    return f"risk {v.risk if v.risk is not None else 'none'}\n{fields}"
+
+
+def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[dict[str, Any]]:
+    cases = inp.cases
+    base = cases.is_base[facts.case]
+    fake = cases.is_fake[facts.case]
+    risk = np.where(np.isnan(facts.risk), 0.5, facts.risk)
+    picks: list[tuple[int, str]] = []
+    missed = np.nonzero(base & fake)[0]
+    missed = missed[np.argsort(risk[missed], kind="stable")][:WORST_PER_KIND]
+    picks += [(int(i), f"missed fake, risk {risk[i]:.2f}") for i in missed if risk[i] < 0.5]
+    flagged = np.nonzero(base & ~fake)[0]
+    flagged = flagged[np.argsort(-risk[flagged], kind="stable")][:WORST_PER_KIND]
+    picks += [(int(i), f"false flag, risk {risk[i]:.2f}") for i in flagged if risk[i] >= 0.5]
+    out = []
+    for i, why in picks:
+        oc = t.outcomes[i]
+        case = cases.cases[facts.case[i]]
+        path = (inp.suite_dir / case.file) if inp.suite_dir else None
+        out.append({
+            "target": t.id, "case_id": case.id, "repetition": oc.repetition, "why": why,
+            "thumbnail": thumbnail(path, case.media_type) if path else None,
+            "label": _label_text(case), "verdict": _verdict_text(oc),
+            "reasons": [{"kind": r.kind, "text": r.text[:300]} for r in (oc.verdict.reasons if oc.verdict else [])[:5]],
+        })
+    return out
+
+
+def details(inp: ScoreInput, facts_by_target: dict[str, RunFacts]) -> dict[str, Any]:
+    roc, rel, lat, worst = {}, {}, {}, []
+    for t in inp.targets:
+        facts = facts_by_target[t.id]
+        base = inp.cases.is_base[facts.case]
+        fake = inp.cases.is_fake[facts.case]
+        score = np.where(np.isnan(facts.risk), 0.5, facts.risk)[base]
+        fpr, tpr = roc_points(score, fake[base], facts.w[base])
+        if fpr:
+            roc[t.id] = {"fpr": fpr, "tpr": tpr}
+        has = base & ~np.isnan(facts.risk)
+        if has.any():
+            rel[t.id] = reliability_bins(facts.risk[has], fake[has].astype(float))
+        ok = facts.latency[~np.isnan(facts.latency)]
+        if ok.size:
+            step = max(1, ok.size // MAX_LATENCY_SAMPLES)
+            lat[t.id] = np.round(np.sort(ok)[::step], 6).tolist()
+        worst += _worst(t, facts, inp)
+    return {"format": "rabench.details/1", "roc": roc, "reliability": rel, "latency": lat, "worst": worst}
