@@ -79,6 +79,20 @@ def parse_overrides(values: list[str] | None, flag: str) -> dict[str, float]:
     return out
 
 
+def with_overrides(config: dict[str, Any], rpm: dict[str, float] | None,
+                   concurrency: dict[str, float] | None) -> dict[str, Any]:
+    """A copy of ``config`` with CLI limits written into ``[providers.<name>]``.
+
+    Targets size their connection pools from the same tables, so a ``--concurrency``
+    override reaches them too (calls would otherwise queue for a socket inside a target).
+    """
+    providers = {name: dict(section) for name, section in config.get("providers", {}).items()}
+    for key, values in (("rpm", rpm), ("concurrency", concurrency)):
+        for name, value in (values or {}).items():
+            providers.setdefault(name, {})[key] = int(value) if key == "concurrency" else value
+    return {**config, "providers": providers}
+
+
 def _number(config: dict[str, Any], table: str, key: str, where: str) -> float | None:
     value = config.get(key)
     if value is None:

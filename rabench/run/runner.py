@@ -88,7 +88,9 @@ class TargetRun:
         units = self._units(reps, replay, events)
         # More workers than slots: a worker backing off (or waiting on a dependency)
         # holds no slot, and another worker can use it meanwhile.
-        workers = max(1, min(2 * self.gate.limits.concurrency + 8, self.ctx.plan.count * len(reps)))
+        # Waking a worker costs a loop iteration, so not too many more than slots either.
+        conc = self.gate.limits.concurrency
+        workers = max(1, min(conc + max(8, conc // 4), self.ctx.plan.count * len(reps)))
         async with anyio.create_task_group() as tg:
             for _ in range(workers):
                 tg.start_soon(self._worker, units, events)

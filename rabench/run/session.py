@@ -91,7 +91,8 @@ def run(options: RunOptions, targets: list[Target] | None = None) -> RunSummary:
                 raise UserError("no target: give --target ID (e.g. --target self)")
             if len(set(ids)) != len(ids):
                 raise UserError(f"a target is named twice: {ids}")
-            targets = [make_target(tid, options.config) for tid in ids]
+            config = cfg.with_overrides(options.config, options.rpm, options.concurrency)
+            targets = [make_target(tid, config) for tid in ids]
         repetitions = options.repetitions or (old.repetitions if old else 1)
         if repetitions < 1:
             raise UserError("--repeat must be at least 1")

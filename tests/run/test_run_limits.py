@@ -70,3 +70,14 @@ def test_bad_override_is_one_clear_line(bad):
 def test_the_committed_config_parses():
     config = load_config(Path(__file__).resolve().parents[2] / "bench" / "targets.toml")
     assert provider_limits(config, "self").concurrency >= 1
+
+
+def test_cli_overrides_reach_the_targets_config_too():
+    from rabench.run.config import with_overrides
+
+    config = {"defaults": {"timeout_s": 60}, "providers": {"openai": {"base_url": "u", "concurrency": 8}}}
+    merged = with_overrides(config, {"gemini": 60.0}, {"openai": 3.0})
+    assert merged["providers"]["openai"] == {"base_url": "u", "concurrency": 3}
+    assert merged["providers"]["gemini"] == {"rpm": 60.0}
+    assert config["providers"]["openai"]["concurrency"] == 8  # the original is untouched
+    assert provider_limits(merged, "openai") == Limits(concurrency=3, rpm=None)

@@ -148,3 +148,14 @@ def test_fewer_retries_when_asked(tmp_path, retries):
     run_fake(suite, tmp_path / "r", [t], policy=RetryPolicy(max_retries=retries, wait_initial_s=0.01, wait_jitter_s=0))
     o = _outcomes(tmp_path / "r")["c00000"]
     assert (o.status, o.attempts) == ("error", retries + 1)
+
+
+def test_a_timeout_error_raised_by_the_target_itself_is_an_error_not_our_timeout(tmp_path):
+    suite = make_suite(tmp_path / "s", 1)
+
+    def behaviour(request, attempt):
+        raise TimeoutError("socket read timed out")
+
+    run_fake(suite, tmp_path / "r", [FakeTarget(behaviour=behaviour)], timeout_s=30)
+    o = _outcomes(tmp_path / "r")["c00000"]
+    assert (o.status, o.attempts) == ("error", 1) and "socket read timed out" in o.error
