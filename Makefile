@@ -7,16 +7,16 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 PILLOW_SIMD := pillow-simd==12.1.1.post0
-STAMP := $(VENV)/.stamp-$(shell (cat pyproject.toml; echo $(PILLOW_SIMD)) | sha256sum | cut -c1-16)
+STAMP := $(VENV)/.stamp-$(shell (cat pyproject.toml constraints.txt scripts/bootstrap.sh; echo $(PILLOW_SIMD)) | sha256sum | cut -c1-16)
 SIZE ?= quick
 TARGETS ?=
 export PYTHONHASHSEED := 0
 
-.PHONY: venv test bench clean-venv
+.PHONY: venv test bench clean-venv lock
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt scripts/bootstrap.sh
 	@flock /tmp/rabench-venv.lock bash scripts/bootstrap.sh "$(PYTHON)" "$(VENV)" "$(PILLOW_SIMD)"
 	@rm -f $(VENV)/.stamp-*
 	@touch $@
@@ -30,3 +30,10 @@ bench: venv
 
 clean-venv:
 	rm -rf $(VENV)
+
+# Re-resolve dependencies to their newest allowed versions and record them in constraints.txt.
+lock:
+	rm -rf .venv-lock && $(PYTHON) -m venv .venv-lock && .venv-lock/bin/python -m pip install -q --upgrade pip
+	.venv-lock/bin/python -m pip install -q -e '.[test]'
+	{ head -2 constraints.txt; .venv-lock/bin/python -m pip freeze --exclude-editable | grep -v -iE '^(pillow|pillow-simd|rabench)[=@ ]'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt && rm -rf .venv-lock

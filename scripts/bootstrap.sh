@@ -16,7 +16,7 @@ if [ ${#need_debs[@]} -gt 0 ]; then
 fi
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q -e '.[test]'
+"$venv/bin/python" -m pip install -q -c constraints.txt -e '.[test]'
 "$venv/bin/python" -m pip uninstall -q -y pillow 2>/dev/null || true
 "$venv/bin/python" -m pip install -q --no-deps --force-reinstall "$simd"
 "$venv/bin/python" - <<'PY'
