@@ -102,12 +102,26 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[dict[str, An
     fake = cases.is_fake[facts.case]
     risk = np.where(np.isnan(facts.risk), 0.5, facts.risk)
     picks: list[tuple[int, str]] = []
+
+    def first_per_case(runs: np.ndarray) -> list[int]:
+        """The worst run of each case, worst cases first (a case shows once, not per repetition)."""
+        seen: set[int] = set()
+        out: list[int] = []
+        for i in runs:
+            c = int(facts.case[i])
+            if c not in seen:
+                seen.add(c)
+                out.append(int(i))
+            if len(out) == WORST_PER_KIND:
+                break
+        return out
+
     missed = np.nonzero(base & fake)[0]
-    missed = missed[np.argsort(risk[missed], kind="stable")][:WORST_PER_KIND]
-    picks += [(int(i), f"missed fake, risk {risk[i]:.2f}") for i in missed if risk[i] < 0.5]
+    missed = first_per_case(missed[np.argsort(risk[missed], kind="stable")])
+    picks += [(i, f"missed fake, risk {risk[i]:.2f}") for i in missed if risk[i] < 0.5]
     flagged = np.nonzero(base & ~fake)[0]
-    flagged = flagged[np.argsort(-risk[flagged], kind="stable")][:WORST_PER_KIND]
-    picks += [(int(i), f"false flag, risk {risk[i]:.2f}") for i in flagged if risk[i] >= 0.5]
+    flagged = first_per_case(flagged[np.argsort(-risk[flagged], kind="stable")])
+    picks += [(i, f"false flag, risk {risk[i]:.2f}") for i in flagged if risk[i] >= 0.5]
     out = []
     for i, why in picks:
         oc = t.outcomes[i]

@@ -122,3 +122,17 @@ def test_report_in_headless_chromium_has_rows_charts_and_no_console_errors(score
     assert charts == expected_charts
     assert findings_rows == len(doc["findings"]) > 0  # one cell per finding
     assert visible_height > 2000
+
+
+def test_worst_misses_show_each_case_once_and_are_real_misses(scored):
+    details = msgspec.json.decode((scored / "details.json").read_bytes())
+    worst = details["worst"]
+    assert worst
+    keys = [(m["target"], m["case_id"]) for m in worst]
+    assert len(keys) == len(set(keys))
+    for m in worst:
+        risk = float(m["why"].rsplit(" ", 1)[1])
+        if m["why"].startswith("missed fake"):
+            assert m["label"].startswith("fake") and risk < 0.5
+        else:
+            assert m["label"].startswith("genuine") and risk >= 0.5
