@@ -1,0 +1,43 @@
+"""``rabench compare runs/A runs/B``: which rows of the same target moved beyond their intervals."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _fmt(row) -> str:
+    if row.value is None:
+        return "–"
+    ci = f" [{row.lo:.3f}, {row.hi:.3f}]" if row.lo is not None and row.hi is not None else ""
+    return f"{row.value:.4g}{ci} n={row.n}"
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rabench.score.compare import compare_runs
+
+    moved, compared = compare_runs(args.run_a, args.run_b, strata=args.strata)
+    print(f"{compared} rows compared, {len(moved)} moved beyond their intervals "
+          f"({sum(m.direction == 'better' for m in moved)} better, "
+          f"{sum(m.direction == 'worse' for m in moved)} worse)")
+    for m in moved:
+        print(f"{m.direction:<6} {m.target}  {m.task}/{m.metric} [{m.stratum}]: "
+              f"{_fmt(m.before)} -> {_fmt(m.after)} ({m.reason})")
+    return 1 if args.fail_on_worse and any(m.direction == "worse" for m in moved) else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="Same target, two runs: which rows moved beyond their 95% intervals.",
+        description=(
+            "Score RUN_A and RUN_B (runs of one suite) and list, for every target in both, the "
+            "headline rows whose value moved beyond what the intervals allow: the 95%% intervals "
+            "don't overlap (latency and cost: at least 1.2x apart), never on fewer than 10 cases "
+            "or calls. Use it to compare engine versions or prompt versions."
+        ),
+    )
+    p.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (runs/ID)")
+    p.add_argument("run_b", metavar="RUN_B", help="the later run folder (runs/ID)")
+    p.add_argument("--strata", action="store_true", help="compare every stratum, not only 'all'")
+    p.add_argument("--fail-on-worse", action="store_true", help="exit 1 if any row got worse (for CI gates)")
+    p.set_defaults(func=_run)
