@@ -55,22 +55,25 @@ def one_line(exc: BaseException) -> str:
 class _Call:
     """State of one unit's attempts (a small object beats closures in the hot path)."""
 
-    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "on_retry")
+    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters")
 
-    def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, on_retry):
+    def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, counters):
         self.target = target
         self.request = request
         self.gate = gate
         self.timeout_s = timeout_s
         self.attempts = 0
         self.latency_s: float | None = None
-        self.on_retry = on_retry
+        self.counters = counters
 
     async def attempt(self) -> Verdict:
-        if self.attempts and self.on_retry is not None:
-            self.on_retry()
+        counters = self.counters
+        if self.attempts and counters is not None:
+            counters.retries += 1
         async with self.gate:
             self.attempts += 1
+            if counters is not None:
+                counters.in_flight += 1
             t0 = time.monotonic()
             timeout = asyncio.timeout(self.timeout_s)
             try:
@@ -82,6 +85,8 @@ class _Call:
                 raise
             finally:
                 self.latency_s = time.monotonic() - t0
+                if counters is not None:
+                    counters.in_flight -= 1
 
 
 async def call_target(
@@ -91,10 +96,14 @@ async def call_target(
     *,
     timeout_s: float,
     policy: RetryPolicy,
-    on_retry=None,
+    counters=None,
 ) -> CallResult:
-    """Run one unit against ``target``; never raises except for cancellation of the run."""
-    call = _Call(target, request, gate, timeout_s, on_retry)
+    """Run one unit against ``target``; never raises except for cancellation of the run.
+
+    ``counters``, if given, is any object with integer ``retries`` and ``in_flight``
+    attributes (the progress display reads them).
+    """
+    call = _Call(target, request, gate, timeout_s, counters)
     try:
         try:
             verdict = await call.attempt()

@@ -111,24 +111,28 @@ async def suite_requests(suite_dir: str, cache: PrepCache, limit: int = 100) -> 
     return out
 
 
+class _Counters:
+    __slots__ = ("retries", "in_flight")
+
+    def __init__(self) -> None:
+        self.retries = 0
+        self.in_flight = 0
+
+
 async def drive(target: Target, requests: list[CheckRequest], *, concurrency: int, calls: int,
                 timeout_s: float, policy: RetryPolicy, rpm: float | None = None) -> LoadSummary:
     gate = ProviderGate("load", Limits(concurrency=concurrency, rpm=rpm))
     ends = np.zeros(calls)
     latencies = np.full(calls, np.nan)
     statuses: list[str] = [""] * calls
-    retries = [0]
+    counters = _Counters()
     counter = iter(range(calls))
-
-    def bump() -> None:
-        retries[0] += 1
-
     t0 = time.monotonic()
 
     async def worker() -> None:
         for i in counter:
             req = requests[i % len(requests)]
-            res = await call_target(target, req, gate, timeout_s=timeout_s, policy=policy, on_retry=bump)
+            res = await call_target(target, req, gate, timeout_s=timeout_s, policy=policy, counters=counters)
             ends[i] = time.monotonic() - t0
             latencies[i] = res.latency_s if res.latency_s is not None else np.nan
             statuses[i] = res.status
@@ -137,7 +141,7 @@ async def drive(target: Target, requests: list[CheckRequest], *, concurrency: in
         for _ in range(min(concurrency, calls)):
             tg.start_soon(worker)
     wall = time.monotonic() - t0
-    return summarise(ends, latencies, statuses, concurrency=concurrency, wall_s=wall, retries=retries[0])
+    return summarise(ends, latencies, statuses, concurrency=concurrency, wall_s=wall, retries=counters.retries)
 
 
 def run_load(target: Target, *, suite_dir: str | None, concurrency: int, calls: int, timeout_s: float,

