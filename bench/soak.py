@@ -328,7 +328,7 @@ def soak(args: argparse.Namespace) -> dict:
         run_s = time.monotonic() - t1
     result = verify(work / "run" / "outcomes.jsonl", shas, rec)
     injected = {k: rec.kinds.get(k, 0) for k in MIX}
-    in_flight_cap = 2 * args.concurrency + 8  # the runner's workers per lane
+    in_flight_cap = 2 * args.concurrency + 8  # at least the runner's workers per lane (each one unit in flight)
     checks = {
         "one_outcome_per_unit": result["missing"] == 0 and result["duplicates"] == 0
         and result["outcome_lines"] == args.units,
@@ -339,6 +339,7 @@ def soak(args: argparse.Namespace) -> dict:
         "no_foreign_requests": not rec.other,
     }
     return {
+        "git_commit": _git("rev-parse", "HEAD"), "rabench_uncommitted_changes": bool(_git("status", "--porcelain", "rabench")),
         "units": args.units, "seed": args.seed, "concurrency": args.concurrency, "timeout_s": args.timeout,
         "hang_s": args.hang, "kills": args.kills, "kill_at_outcomes": kill_at,
         "suite_build_s": round(build_s, 1), "run_s": round(run_s, 1),
@@ -348,6 +349,11 @@ def soak(args: argparse.Namespace) -> dict:
         "peak_rss_mb": round(max(s["hwm_kb"] for s in sessions) / 1024, 1),
         "checks": checks, "passed": all(checks.values()),
     }
+
+
+def _git(*args: str) -> str:
+    out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False)
+    return out.stdout.strip()
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

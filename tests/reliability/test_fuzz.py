@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tempfile
-import zlib
 from datetime import timedelta
 from pathlib import Path
 from struct import pack
 
-import msgspec
 import piexif
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,7 +33,10 @@ from rabench.engine.provenance.rules import signals as provenance_signals
 from rabench.errors import UserError
 from rabench.prepare.image import MAX_BYTES, MAX_SIDE, PreparationError, prepare_bytes
 
-FUZZ = settings(max_examples=120, deadline=timedelta(seconds=3), derandomize=True,
+# 120 fixed examples per test in `make test` (seconds, reproducible); RABENCH_FUZZ_EXAMPLES=5000
+# explores further with fresh random examples each time (docs/reliability.md).
+EXAMPLES = int(os.environ.get("RABENCH_FUZZ_EXAMPLES", "120"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=3), derandomize=EXAMPLES == 120,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 XMP_PACKET = (
