@@ -115,6 +115,10 @@ async def run_suite(
                 result: Any = await pool.submit(analyse, str(lc.path), lc.case.media_type, prep_path, settings)
             except UnreadableFile as exc:
                 result = exc
+            except Exception as exc:  # an engine bug: record it, keep going
+                cause = exc.__cause__
+                detail = getattr(cause, "tb", "") if cause is not None else ""
+                result = UnreadableFile(f"engine error: {type(exc).__name__}: {exc}{detail}")
             finished += 1
             if progress and finished % 25 == 0:
                 rate = finished / max(1e-9, time.monotonic() - start)

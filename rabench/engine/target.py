@@ -132,6 +132,10 @@ class SelfTarget:
             raise TargetFailure("error", f"{Path(request.original).name}: {exc}") from None
         except FileNotFoundError as exc:
             raise TargetFailure("error", f"{Path(request.original).name}: file not found: {exc}") from None
+        except Exception as exc:  # an engine bug on this file must not end the run
+            raise TargetFailure(
+                "error", f"{Path(request.original).name}: engine error: {type(exc).__name__}: {exc}"
+            ) from None
         return self.verdict(analysis, request.case_id)
 
     def verdict(self, analysis: Analysis, ref: str) -> Verdict:

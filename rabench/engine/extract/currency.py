@@ -74,21 +74,24 @@ _UNIQUE_SYMBOLS = {"€": "EUR", "£": "GBP", "₹": "INR", "₩": "KRW", "원":
 
 # Words that point at a country (and so at a currency for a shared symbol).
 _COUNTRY_CUES: list[tuple[str, str]] = [
-    (r"\b(HST|PST|QST|TPS|TVQ)\b", "CAD"),
-    (r"\bABN\b", "AUD"),
+    (r"\b(HST|PST|QST|TPS|TVQ)(?![A-Za-z])", "CAD"),
+    (r"\bABN(?![A-Za-z])", "AUD"),
     (r"\bGST\s*(?:\(?10(?:[.,]0+)?\s?%)", "AUD"),
     (r"\bGST\s*(?:\(?15(?:[.,]0+)?\s?%)", "NZD"),
     (r"\bGST\s*(?:\(?[98](?:[.,]0+)?\s?%)", "SGD"),
     (r"\bGST\s*(?:\(?5(?:[.,]0+)?\s?%)", "CAD"),
-    (r"\b(CGST|SGST|IGST|GSTIN)\b", "INR"),
+    (r"\b(CGST|SGST|IGST|GSTIN)(?![A-Za-z])", "INR"),
     (r"\bSales\s+Tax\b", "USD"),
-    (r"\bGST\b", "AUD"),
+    (r"(?<![A-Za-z])GST(?![A-Za-z])", "AUD"),
     (r"\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b", "USD"),  # US state + ZIP
-    (r"\bMVA\b", "NOK"),
-    (r"\bMWST\b", "CHF"),  # Swiss receipts print MWST; German ones MwSt
-    (r"\b(MwSt|USt|TVA|IVA|BTW)\b", "EUR"),
-    (r"\bVAT\b", "GBP"),
-    (r"\bMoms\b", "SEK"),
+    (r"\b[A-Z]\d[A-Z]\s?\d[A-Z]\d\b", "CAD"),  # Canadian postcode
+    (r"\b(NSW|VIC|QLD|TAS|ACT)\b", "AUD"),
+    (r"\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b", "GBP"),  # UK postcode
+    (r"\bMVA(?![A-Za-z])", "NOK"),
+    (r"\bMWST(?![A-Za-z])", "CHF"),  # Swiss receipts print MWST; German ones MwSt
+    (r"\b(MwSt|USt|TVA|IVA|BTW)(?![A-Za-z])", "EUR"),
+    (r"(?<![A-Za-z])VAT(?![A-Za-z])", "GBP"),
+    (r"\bMoms(?![A-Za-z])", "SEK"),
     (r"消費税|税込|内税", "JPY"),
     (r"增值税|发票", "CNY"),
 ]
@@ -136,6 +139,9 @@ def detect_currency(text: str, language: str | None = None) -> str | None:
     # OCR models often drop € and £: a euro-area language is the last clue
     if language in ("de", "fr", "es", "it", "nl", "pt"):
         return "EUR"
+    if language == "en" and _has_decimals(text):
+        # English amounts with no symbol OCR can read: "$" would have been read, "£" is not
+        return "GBP"
     return None
 
 

@@ -55,7 +55,8 @@ _NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,4})(?!\d)")
 _YMD_CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 _DMONY = re.compile(r"(?<!\d)(\d{1,2})\.?\s*(?:de\s+)?(" + _MONTH_RE + r")\.?,?\s*(?:de\s+)?'?(\d{4}|\d{2})(?!\d)", re.I)
 _MONDY = re.compile(r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)", re.I)
-_DATE_LABEL = re.compile(r"\b(date|datum|fecha|data|le|dated|issued|ausgestellt)\b|日付", re.I)
+_DATE_LABEL = re.compile(r"(?<![a-z])(date|datum|fecha|data|le|dated|issued|ausgestellt)(?![a-z])|日付", re.I)
+MAX_YEAR = dt.date.today().year + 5  # a receipt is not printed decades ahead
 
 
 def _year(y: str) -> int:
@@ -65,7 +66,7 @@ def _year(y: str) -> int:
 
 def _valid(y: int, m: int, d: int) -> str | None:
     try:
-        return dt.date(y, m, d).isoformat() if 1990 <= y <= 2100 else None
+        return dt.date(y, m, d).isoformat() if 1990 <= y <= MAX_YEAR else None
     except ValueError:
         return None
 

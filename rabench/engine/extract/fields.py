@@ -52,7 +52,7 @@ _RECEIPT_NO = re.compile(
     r"(?<![a-z])(receipt|rcpt|beleg|bon|invoice|inv|rechnung|quittung|ticket|facture|factura|fattura|"
     r"trans(?:action)?|txn|order|bestellung|commande|pedido|folio|transaktion|vorgang|scontrino|documento|"
     r"doc|bill|check|chk)"
-    r"\s*(?:no\.?|nr\.?|number|num\.?|n[°oº]\.?|#|id|-nr\.?)?\s*[:#.]?\s*"
+    r"\s*(?:no\.?|nr\.?|number|num\.?|n[°oº?]?\.?|#|id|-nr\.?)?\s*[:#.]?\s*"
     r"(?P<id>[a-z0-9](?:[a-z0-9\-/.]*[a-z0-9])?(?:\s{1,2}\d+)*)(?![a-z0-9])",
 )
 _RECEIPT_NO_BARE = re.compile(r"(?:^|\s)(?:no\.?|nr\.?|n[°o]|#)\s*[:.]?\s*(?P<id>[a-z0-9][a-z0-9\-/]{2,})")
@@ -64,6 +64,7 @@ _NOT_RECEIPT_NO = re.compile(
 _HEADER_SKIP = re.compile(
     r"(?<![a-z])(receipt|tax invoice|invoice|rechnung|quittung|kassenbon|facture|factura|ticket|"
     r"welcome|willkommen|bienvenue|bienvenido|order confirmation|confirmation|folio|bill|www|http|"
+    r"recu|beleg|purchase|your trip|your order|order details|details|payment|paiement|zahlung|"
     r"tel|phone|fax|email|e-mail|vat|ust|siret|abn|gst|date|datum|fecha|copy|duplicate|"
     r"thank|merci|danke|gracias)(?![a-z])|@|領収|レシート"
 )
@@ -131,7 +132,7 @@ def _merchant(rows: list[Row], first_amount_row: int) -> tuple[str | None, int |
         text = row.text.strip()
         letters = sum(ch.isalpha() for ch in text)
         digits = sum(ch.isdigit() for ch in text)
-        if letters < 2 or digits > letters or _HEADER_SKIP.search(fold(text)):
+        if letters < 3 or digits > letters or _HEADER_SKIP.search(fold(text)):
             continue
         if re.search(r"\d{4,}|^\s*\d+[a-z]?[ ,]", text, re.I) or _STREET.search(fold(text)):
             continue  # an address or a number line
@@ -199,7 +200,7 @@ def _line_item(row: Row, amount: Amount, minor: int) -> LineItem | None:
         label = label[: m.start()] + label[m.end():]
     # drop any other amounts (unit prices) and stray symbols from the description
     for a in reversed(find_amounts(label, minor_units=minor)):
-        label = label[: a.start] + label[a.end():]
+        label = label[: a.start] + label[a.end:]
     desc = re.sub(r"\s{2,}", " ", label).strip(" .:-*#\t")
     lead = re.match(r"^(\d{1,3})\s+(?=[^\d\s])", desc)
     if lead and qty is None:  # "2 Coffee  7.00": a leading count is the quantity

@@ -54,21 +54,54 @@ class Row(msgspec.Struct, frozen=True):
         return sum(b[3] - b[1] for b in boxes) / len(boxes)
 
 
+def page_slope(lines: Sequence[OcrLine]) -> float:
+    """The page's text slope: the width-weighted median of the lines' baseline slopes."""
+    pairs = sorted((ln.slope, max(1, ln.box[2] - ln.box[0])) for ln in lines if abs(ln.slope) < 0.5)
+    if not pairs:
+        return 0.0
+    half = sum(w for _, w in pairs) / 2
+    acc = 0
+    for slope, w in pairs:
+        acc += w
+        if acc >= half:
+            return slope
+    return pairs[-1][0]
+
+
 def rows_from_ocr(lines: Iterable[OcrLine]) -> list[Row]:
-    """Group OCR lines into rows by vertical overlap, then order each row left to right."""
-    items = sorted(lines, key=lambda ln: ln.y_center)
+    """Group OCR lines into printed rows, following the text's slope.
+
+    A photographed receipt is rarely level: the amount at the right edge of a
+    row can sit half a line above or below its label. Lines are ordered by
+    their centre's height *along the page's slope*, and a line joins the row
+    whose baseline, extended to the line's x, passes within half a line height
+    of its centre.
+    """
+    items = list(lines)
+    slope = page_slope(items)
+
+    def level_y(ln: OcrLine) -> float:
+        cx = (ln.box[0] + ln.box[2]) / 2
+        return ln.y_center - slope * cx
+
+    items.sort(key=level_y)
     groups: list[list[OcrLine]] = []
     for line in items:
-        placed = False
-        if groups:
-            group = groups[-1]
-            centre = sum(g.y_center for g in group) / len(group)
-            height = max(1.0, sum(g.height for g in group) / len(group))
-            tol = 0.5 * min(height, max(1.0, line.height))
-            if abs(line.y_center - centre) <= tol:
-                group.append(line)
-                placed = True
-        if not placed:
+        cx = (line.box[0] + line.box[2]) / 2
+        best = None
+        best_gap = None
+        for group in groups[-3:]:  # only the last few rows can still be open
+            ref = max(group, key=lambda g: g.box[2] - g.box[0])
+            rx = (ref.box[0] + ref.box[2]) / 2
+            predicted = ref.y_center + slope * (cx - rx)
+            height = max(1.0, min(ref.height, line.height))
+            gap = abs(line.y_center - predicted)
+            if gap <= 0.5 * height and (best_gap is None or gap < best_gap):
+                if not any(_overlap_x(g, line) for g in group):
+                    best, best_gap = group, gap
+        if best is not None:
+            best.append(line)
+        else:
             groups.append([line])
     rows = []
     for i, group in enumerate(groups):
@@ -80,6 +113,12 @@ def rows_from_ocr(lines: Iterable[OcrLine]) -> list[Row]:
             )
         )
     return rows
+
+
+def _overlap_x(a: OcrLine, b: OcrLine) -> bool:
+    """Two boxes side by side in one row never overlap much horizontally."""
+    inter = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
+    return inter > 0.3 * min(a.box[2] - a.box[0], b.box[2] - b.box[0])
 
 
 def rows_from_text(text: str, boxes: Sequence[Box | None] | None = None) -> list[Row]:

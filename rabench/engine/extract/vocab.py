@@ -37,6 +37,9 @@ SUBTOTAL = _kw([
     "subtotale", "imponibile", "base imponible", "subtotaal", "items total", "total before tax",
     "total excl", "total excl.", "total hors taxes", "小計", "소계", "summa netto", "netto summe",
 ])
+# Tax words OCR often glues to the word before ("SalesTax", "dontTVA", "enth.MwSt"): these
+# match without a left boundary (never "taxi": the right boundary still holds).
+_GLUED_TAX = re.compile(r"(tax|vat|tva|mwst|iva|gst|hst|btw)(?![a-z])")
 TAX = _kw([
     "tax", "taxes", "vat", "tva", "mwst", "mwst.", "ust", "ust.", "iva", "gst", "hst", "pst", "qst",
     "btw", "moms", "mva", "消費税", "内税", "外税", "税", "부가세", "ptu", "dph", "afa", "kdv", "steuer",
@@ -69,6 +72,10 @@ INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
     r"inc\.|includes|enth\.?|enthaltene?|inclus|内税|税込|ttc)(?![a-z])"
 )
+ITEM_TAXES = _kw([
+    "city tax", "tourist tax", "kurtaxe", "taxe de sejour", "tasa turistica", "citytax", "bettensteuer",
+    "occupancy tax", "tassa di soggiorno", "toeristenbelasting",
+])
 # Facts printed beside a number that is not money (table, server, distance, time).
 INFO = _kw([
     "table", "tisch", "mesa", "tavolo", "server", "serveur", "camarero", "cashier", "kassierer", "caissier",
@@ -115,9 +122,11 @@ def row_kind(label: str) -> str:
     """What a row's label says its amount is:
     subtotal | tax | tip | discount | payment | total | info (not money) | other (an item)."""
     s = fold(label)
+    if ITEM_TAXES.search(s):
+        return "other"  # a tourist tax is a charge on the bill, not the receipt's tax
     if SUBTOTAL.search(s):
         return "subtotal"
-    has_tax = bool(TAX.search(s))
+    has_tax = bool(TAX.search(s) or _GLUED_TAX.search(s))
     has_total = bool(TOTAL.search(s))
     if has_tax and has_total:
         # "Total TTC"/"Total incl. VAT" is the total; "Total tax"/"Total TVA" the tax
