@@ -31,11 +31,15 @@ def describe_decode_error(exc: msgspec.ValidationError | msgspec.DecodeError) ->
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def resolve_in_suite(root: Path, rel: str) -> Path | None:
-    """The file's real path if ``rel`` stays inside ``root`` (no ``..``, absolute path or symlink out)."""
+def resolve_in_suite(root: Path, rel: str, root_real: Path | None = None) -> Path | None:
+    """The file's real path if ``rel`` stays inside ``root`` (no ``..``, absolute path or symlink out).
+
+    Pass ``root_real`` (``root.resolve()``, computed once per suite) on hot paths: resolving
+    the root again for every case doubles the cost of this check.
+    """
     if not rel or rel.startswith(("/", "\\")) or os.path.isabs(rel) or "\\" in rel or "\x00" in rel:
         return None
-    root_real = root.resolve()
+    root_real = root_real or root.resolve()
     candidate = (root / rel).resolve()
     try:
         candidate.relative_to(root_real)
@@ -73,6 +77,7 @@ class SuiteReader:
 
         Use ``rabench.cases.validate`` to get every problem instead of the first.
         """
+        root_real = self.root.resolve()
         with self.manifest.open("rb") as fh:
             next(fh, None)  # header
             for lineno, raw in enumerate(fh, start=2):
@@ -82,7 +87,7 @@ class SuiteReader:
                     case = _case_decoder.decode(raw)
                 except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                     raise UserError(f"{self.manifest}:{lineno}: {describe_decode_error(exc)}") from None
-                path = resolve_in_suite(self.root, case.file)
+                path = resolve_in_suite(self.root, case.file, root_real)
                 if path is None:
                     raise UserError(
                         f"{self.manifest}:{lineno}: case {case.id}: file {case.file} escapes the suite folder"

@@ -38,6 +38,7 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
     first_line: dict[str, int] = {}
     deps: dict[str, list[tuple[str, str]]] = {}  # id -> [(kind, other id)]
     count = 0
+    root_real = root.resolve()
     with manifest.open("rb") as fh:
         next(fh, None)
         for lineno, raw in enumerate(fh, start=2):
@@ -58,7 +59,7 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
             if case.lineage is not None:
                 edges.append(("lineage", case.lineage.of))
             deps[case.id] = edges
-            path = resolve_in_suite(root, case.file)
+            path = resolve_in_suite(root, case.file, root_real)
             if path is None:
                 problems.append(f"{prefix}: file {case.file} escapes the suite folder")
             elif not path.is_file():

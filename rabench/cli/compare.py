@@ -28,7 +28,7 @@ def _run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
-        help="Same target, two runs: which rows moved beyond their 95% intervals.",
+        help="Same target, two runs: which rows moved beyond their 95%% intervals.",
         description=(
             "Score RUN_A and RUN_B (runs of one suite) and list, for every target in both, the "
             "headline rows whose value moved beyond what the intervals allow: the 95%% intervals "
