@@ -22,21 +22,23 @@ FLOAT_SLACK = 1e-9
 MERCHANT_SIMILARITY = 0.9
 ITEM_SIMILARITY = 0.8
 
-_PUNCT_OR_SPACE = re.compile(r"[\W_]+", re.UNICODE)
+# Punctuation (and symbols): anything that is neither a letter, a digit nor whitespace.
+_PUNCTUATION = re.compile(r"[^\w\s]|_", re.UNICODE)
 
 
 @lru_cache(maxsize=65536)
 def normalise_text(text: str) -> str:
-    """Lowercase, accents stripped (NFKD, combining marks dropped), "&" -> "and",
-    punctuation dropped, whitespace collapsed to single spaces, trimmed.
+    """Lowercase, accents stripped (NFKD, combining marks dropped), "&" read as the
+    word "and", punctuation dropped, whitespace collapsed to single spaces, trimmed.
 
-    Punctuation is replaced by a space (not deleted) so "Smith&Co." and
+    Punctuation is *dropped* (deleted), as the spec says: "Joe's" and "Joes" both
+    read "joes". "&" becomes " and " (a word of its own) so "Smith&Co." and
     "Smith & Co" both read "smith and co".
     """
     decomposed = unicodedata.normalize("NFKD", text)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     lowered = stripped.lower().replace("&", " and ")
-    return " ".join(_PUNCT_OR_SPACE.sub(" ", lowered).split())
+    return " ".join(_PUNCTUATION.sub("", lowered).split())
 
 
 def text_similarity(a: str, b: str) -> float:
