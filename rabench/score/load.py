@@ -46,6 +46,9 @@ class TargetRuns:
     run_id: str
     outcomes: list[Outcome]
     case: np.ndarray  # int32 case index of each outcome
+    # True for a stand-in: a case with no outcome at all counts as one failed run
+    # (every target is scored on the same cases), but it was never a call.
+    missing: np.ndarray | None = None
 
     @property
     def id(self) -> str:
@@ -128,6 +131,34 @@ def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable) -> dic
     return per_target
 
 
+MISSING_ERROR = "no outcome recorded for this case (counted as a failed run)"
+
+
+def with_missing_cases(outcomes: list[Outcome], cases: CaseTable, run_id: str, target: str
+                       ) -> tuple[list[Outcome], np.ndarray]:
+    """Outcomes sorted by (case, repetition), plus one failed stand-in run for every
+    case of the suite the target has no outcome for.
+
+    Why: "Every target gets the same cases" and a case "counts once, with the share
+    of its runs that succeeded" — a case left unanswered (an unfinished run) must not
+    drop out of the target's rows, or a target that skips hard cases would be scored
+    on an easier set. The stand-in has no verdict, so it gets every field wrong, no
+    risk, no check, no proof. It is marked ``missing`` so operations (over calls
+    actually made) leave it out.
+    """
+    answered = np.zeros(cases.n, dtype=bool)
+    for oc in outcomes:
+        answered[cases.index[oc.case_id]] = True
+    stand_ins = [
+        Outcome(run_id=run_id, case_id=cases.cases[i].id, target=target, repetition=0,
+                status="error", attempts=0, error=MISSING_ERROR)
+        for i in np.flatnonzero(~answered)
+    ]
+    tagged = [(o, False) for o in outcomes] + [(o, True) for o in stand_ins]
+    tagged.sort(key=lambda t: (cases.index[t[0].case_id], t[0].repetition))
+    return [o for o, _ in tagged], np.fromiter((m for _, m in tagged), dtype=bool, count=len(tagged))
+
+
 def load_runs(run_dirs: list[str]) -> ScoreInput:
     """Load one or more runs of the same suite; refuse anything else with one line."""
     if not run_dirs:
@@ -165,9 +196,10 @@ def load_runs(run_dirs: list[str]) -> ScoreInput:
                     f"target {info.id} is in both {seen[info.id]} and {d}; score them separately"
                 )
             seen[info.id] = d
-            ocs = sorted(per_target[info.id], key=lambda o: (cases.index[o.case_id], o.repetition))
+            ocs, missing = with_missing_cases(per_target[info.id], cases, m.run_id, info.id)
             case_idx = np.fromiter((cases.index[o.case_id] for o in ocs), dtype=np.int32, count=len(ocs))
-            targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx))
+            targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx,
+                                      missing=missing))
     targets.sort(key=lambda t: t.id)
     return ScoreInput(
         manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=cases, targets=targets,

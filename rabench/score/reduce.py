@@ -31,6 +31,7 @@ class RunFacts:
     case: np.ndarray  # int32 case index
     w: np.ndarray  # 1 / runs of that case
     status: np.ndarray  # int8, STATUS_CODE
+    recorded: np.ndarray  # bool: a call the runner recorded (False: stand-in for a case with no outcome)
     readable: np.ndarray  # float 0/1: call ok with a readable verdict
     risk: np.ndarray  # NaN = no risk (failed call or none given); clipped to [0, 1]
     field: dict[str, np.ndarray]  # per scalar field: 1 right, 0 wrong, NaN not covered
@@ -64,7 +65,9 @@ def run_facts(target: TargetRuns, cases: CaseTable) -> RunFacts:
     n = len(target.outcomes)
     f = lambda: np.full(n, NAN)  # noqa: E731
     facts = RunFacts(
-        case=target.case, w=np.zeros(n), status=np.zeros(n, dtype=np.int8), readable=f(), risk=f(),
+        case=target.case, w=np.zeros(n), status=np.zeros(n, dtype=np.int8),
+        recorded=np.ones(n, dtype=bool) if target.missing is None else ~target.missing,
+        readable=f(), risk=f(),
         field={name: f() for name in SCALAR_FIELDS}, all_right=f(), li_tp=f(), li_pred=f(),
         li_lab=f(), check_ran=f(), check_flagged=f(), total=f(), seen=f(), exact=f(),
         has_proof=f(), edited_named=f(), latency=f(), cost=f(), model_cost=f(),

@@ -92,3 +92,33 @@ def test_merchant_punctuation_is_dropped_not_turned_into_a_space():
     assert field_right("merchant", "A.B.C. Foods", "ABC Foods")
     # Edit-distance similarity: 1 - distance / longer length, on the normalised strings.
     assert text_similarity("Joe's", "Joe") == pytest.approx(1 - 1 / 4)
+
+
+# --- Units: every case counts -------------------------------------------------------------
+
+
+def test_a_case_without_any_outcome_counts_as_a_failed_run(tmp_path):
+    """Spec: "Every target gets the same cases ... and the same scoring"; "A case run several
+    times counts once, with the share of its runs that succeeded"; "A failed call or an
+    unreadable answer gets every field wrong."
+
+    A case the target never answered (an unfinished run) must not drop out of its rows —
+    otherwise a target that skips hard cases scores on an easier set. It counts as one run
+    that did not succeed. Operations rates stay over the calls actually made.
+    """
+    cases = [case("g1", genuine(total=1.0)), case("g2", genuine(total=2.0)),
+             case("f1", fake(total=3.0)), case("f2", fake(total=4.0))]
+    outcomes = [ok("g1", fields=Fields(total=1.0), risk=0.2), ok("f1", fields=Fields(total=3.0), risk=0.9)]
+    rows, _ = score(tmp_path, cases, outcomes)
+    valid = row(rows, "extraction", "valid_output_rate")
+    assert (valid.value, valid.n) == (0.5, 4)
+    total = row(rows, "extraction", "total_accuracy")
+    assert (total.value, total.n) == (0.5, 4)
+    # AUC: g2 and f2 have no risk -> 0.5. Pairs (f1,g1)=1 (f1,g2)=1 (f2,g1)=1 (f2,g2)=0.5.
+    auc = row(rows, "authenticity", "roc_auc")
+    assert auc.value == pytest.approx(3.5 / 4) and auc.n == 4
+    det = row(rows, "authenticity", "detection_at_risk_0.5")
+    assert (det.value, det.n) == (0.5, 2)
+    err = row(rows, "operations", "error_rate")
+    assert (err.value, err.n) == (0.0, 2)  # two calls were made, neither failed
+    assert "2 cases without an outcome" in valid.note

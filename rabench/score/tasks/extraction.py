@@ -30,7 +30,9 @@ def rows(ctx: TaskContext) -> list[Row]:
         s = all_right[mask]
         out.append(rate_row(TASK, "all_fields_right", stratum, ctx.tid, s[~np.isnan(s)]))
         out.append(_f1_row(ctx, stratum, mask, tp, pred, lab))
-        out.append(rate_row(TASK, "valid_output_rate", stratum, ctx.tid, valid[mask]))
+        missing = int((~f.recorded & mask[f.case]).sum())
+        note = f"{missing} cases without an outcome, counted as failed runs" if missing else ""
+        out.append(rate_row(TASK, "valid_output_rate", stratum, ctx.tid, valid[mask], note=note))
     return [r for r in out if r is not None]
 
 

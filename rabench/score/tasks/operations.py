@@ -32,7 +32,7 @@ def rows(ctx: TaskContext) -> list[Row]:
     out: list[Row | None] = []
     every = ctx.has_runs
     for stratum, cmask in [(ALL, every), *tag_strata(ctx.tags, every)]:
-        calls = cmask[call_case]
+        calls = cmask[call_case] & f.recorded  # stand-ins for unanswered cases were never calls
         n_calls = int(calls.sum())
         if stratum != ALL and n_calls < MIN_STRATUM:
             continue
