@@ -62,5 +62,23 @@ def points_at(reason: Reason, checks: dict[str, Check]) -> set[str]:
     return fields
 
 
-def is_proof(reason: Reason) -> bool:
-    return reason.kind == "proof" and reason.proof_type in PROOF_TYPES
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+MIN_ARITHMETIC_NUMBERS = 2  # amounts that don't add up: at least two of them
+
+
+def is_proof(reason: Reason, checks: dict[str, Check] | None = None) -> bool:
+    """A reason of kind "proof" with one of the spec's proof types.
+
+    An arithmetic proof counts only "with the numbers" (spec): its text gives at
+    least two amounts, or the check it reports (``Reason.check``, found among the
+    verdict's ``checks``) carries at least two numbers — otherwise the caller has
+    nothing to re-add and must trust the target.
+    """
+    if reason.kind != "proof" or reason.proof_type not in PROOF_TYPES:
+        return False
+    if reason.proof_type != "arithmetic":
+        return True
+    if len(_NUMBER.findall(reason.text)) >= MIN_ARITHMETIC_NUMBERS:
+        return True
+    check = (checks or {}).get(reason.check) if reason.check is not None else None
+    return check is not None and len(check.numbers) >= MIN_ARITHMETIC_NUMBERS

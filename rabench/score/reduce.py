@@ -119,12 +119,12 @@ def run_facts(target: TargetRuns, cases: CaseTable) -> RunFacts:
         facts.check_flagged[i] = 1.0 if check is not None and check.status == "failed" else 0.0
         # Evidence.
         reasons = v.reasons if v is not None else []
-        facts.has_proof[i] = 1.0 if any(is_proof(r) for r in reasons) else 0.0
+        checks = {c.name: c for c in v.checks} if v is not None else {}
+        facts.has_proof[i] = 1.0 if any(is_proof(r, checks) for r in reasons) else 0.0
         edited = label.authenticity.edited_fields
         if label.is_fake and edited:
             named = False
             if risk >= FLAG_AT and v is not None:
-                checks = {c.name: c for c in v.checks}
                 pointed: set[str] = set()
                 for r in reasons[:3]:
                     pointed |= points_at(r, checks)

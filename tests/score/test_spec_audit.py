@@ -122,3 +122,34 @@ def test_a_case_without_any_outcome_counts_as_a_failed_run(tmp_path):
     err = row(rows, "operations", "error_rate")
     assert (err.value, err.n) == (0.0, 2)  # two calls were made, neither failed
     assert "2 cases without an outcome" in valid.note
+
+
+# --- Evidence -----------------------------------------------------------------------------
+
+
+def test_an_arithmetic_proof_counts_only_with_the_numbers(tmp_path):
+    """Spec: "A finding is proof of tampering when a caller can check it without trusting a
+    model ...: ..., printed amounts that don't add up (with the numbers), ..."
+
+    An arithmetic "proof" that gives no numbers can't be checked by the caller: it is not
+    proof. The numbers may be in the reason's text or in the check it reports.
+    """
+    bare = Reason(text="Printed amounts don't add up.", kind="proof", proof_type="arithmetic")
+    in_text = Reason(text="Subtotal 8.00 + tax 2.00 = 10.00, but the total printed is 12.00.",
+                     kind="proof", proof_type="arithmetic")
+    via_check = Reason(text="Printed amounts don't add up.", kind="proof", proof_type="arithmetic",
+                       check="totals_add_up")
+    check = Check(name="totals_add_up", status="failed", fields=["total", "subtotal"],
+                  numbers={"subtotal": 8.0, "tax": 2.0, "total": 12.0})
+    cases = [case(f"f{i}", fake()) for i in range(4)] + [case("g0", genuine())]
+    outcomes = [
+        ok("f0", risk=0.9, reasons=[bare]),
+        ok("f1", risk=0.9, reasons=[in_text]),
+        ok("f2", risk=0.9, reasons=[via_check], checks=[check]),
+        ok("f3", risk=0.9, reasons=[via_check]),  # names a check the verdict doesn't report
+        ok("g0", risk=0.1, reasons=[bare]),
+    ]
+    rows, _ = score(tmp_path, cases, outcomes)
+    caught = row(rows, "evidence", "fakes_caught_with_proof")
+    assert (caught.value, caught.n) == (2 / 4, 4)
+    assert row(rows, "evidence", "genuine_with_proof").value == 0.0
