@@ -19,6 +19,7 @@ import numpy as np
 
 from rabench.score.load import ScoreInput, TargetRuns
 from rabench.score.reduce import RunFacts
+from rabench.score.tasks.decisions import N_BINS, risk_bins
 
 MAX_LATENCY_SAMPLES = 2000
 WORST_PER_KIND = 4  # missed fakes and false flags, per target
@@ -40,7 +41,8 @@ def roc_points(scores: np.ndarray, fake: np.ndarray, weight: np.ndarray) -> tupl
 
 def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list[dict[str, float]]:
     """Equal-width bins over runs with a risk: mean risk, share fake, runs in the bin."""
-    idx = np.minimum((risk * bins).astype(int), bins - 1)
+    # The calibration_error row's bins (by comparison with the edges k/10).
+    idx = risk_bins(risk) if bins == N_BINS else np.minimum((risk * bins).astype(int), bins - 1)
     out = []
     for b in range(bins):
         m = idx == b

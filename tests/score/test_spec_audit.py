@@ -153,3 +153,38 @@ def test_an_arithmetic_proof_counts_only_with_the_numbers(tmp_path):
     caught = row(rows, "evidence", "fakes_caught_with_proof")
     assert (caught.value, caught.n) == (2 / 4, 4)
     assert row(rows, "evidence", "genuine_with_proof").value == 0.0
+
+
+# --- Decisions ----------------------------------------------------------------------------
+
+
+def _ece_reference(risk: list[float], is_fake: list[bool]) -> float:
+    """Slow, obvious ECE: 10 bins [k/10, (k+1)/10), the last closed, by comparison."""
+    total = 0.0
+    for k in range(10):
+        lo, hi = k / 10, (k + 1) / 10
+        members = [i for i, r in enumerate(risk) if lo <= r < hi or (k == 9 and r == 1.0)]
+        if members:
+            mean_risk = sum(risk[i] for i in members) / len(members)
+            share_fake = sum(is_fake[i] for i in members) / len(members)
+            total += len(members) / len(risk) * abs(mean_risk - share_fake)
+    return total
+
+
+def test_calibration_bins_are_equal_width_by_comparison_not_by_float_product(tmp_path):
+    """Spec: "Calibration error: expected calibration error of risk against "is fake" over
+    every run with a risk, 10 equal-width bins, weighted by run count."
+
+    0.3 * 3 == 0.8999999999999999 lies in [0.8, 0.9), though int(risk * 10) says 9.
+    """
+    just_below = 0.3 * 3
+    assert just_below < 0.9 and int(just_below * 10) == 9
+    risks = [just_below, 0.9, 0.05, 1.0, 0.1]
+    fakes = [True, False, False, True, False]
+    cases = [case(f"c{i}", fake() if f else genuine()) for i, f in enumerate(fakes)]
+    outcomes = [ok(f"c{i}", risk=r) for i, r in enumerate(risks)]
+    rows, _ = score(tmp_path, cases, outcomes)
+    ece = row(rows, "decisions", "calibration_error")
+    assert ece.n == 5
+    assert ece.value == pytest.approx(_ece_reference(risks, fakes))
+    assert ece.value == pytest.approx((0.1 + 0.9 + 0.05 + 0.0 + 0.1) / 5)

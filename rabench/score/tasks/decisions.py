@@ -57,12 +57,22 @@ def _consistent(ctx: TaskContext) -> tuple[np.ndarray, np.ndarray]:
     return decision, same_total.astype(float)
 
 
+# Inner bin edges 0.1, ..., 0.9 as the doubles nearest k/10.
+_EDGES = np.arange(1, N_BINS) / N_BINS
+
+
+def risk_bins(risk: np.ndarray) -> np.ndarray:
+    """Bin of each risk among [0, 0.1), ..., [0.9, 1.0], by comparison with the edges
+    (``int(risk * 10)`` would put 0.3 * 3 = 0.8999999999999999 in [0.9, 1.0])."""
+    return np.searchsorted(_EDGES, risk, side="right")
+
+
 def ece(risk: np.ndarray, fake: np.ndarray) -> float | None:
     """Expected calibration error: 10 equal-width bins of risk ([0, 0.1), ...,
     [0.9, 1.0]), each |mean risk - share fake| weighted by its runs."""
     if risk.size == 0:
         return None
-    bins = np.minimum((risk * N_BINS).astype(np.int64), N_BINS - 1)
+    bins = risk_bins(risk)
     s_risk = np.bincount(bins, weights=risk, minlength=N_BINS)
     s_fake = np.bincount(bins, weights=fake.astype(float), minlength=N_BINS)
     return float(np.abs(s_risk - s_fake).sum() / risk.size)
