@@ -90,9 +90,8 @@ def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> 
         base = items_sum
     assert base is not None
     # Relation 2: subtotal + tax + tips - discounts -> total, over every reading.
+    # a tax may always be read as included in the prices (VAT): only adding it is optional
     tax_options = {0.0, tax} if ex.taxes else {0.0}
-    if ex.taxes and not ex.tax_inclusive:
-        tax_options = {tax}
     disc_options = {0.0, disc}
     tip_options = {tips, 0.0} if ex.tips else {0.0}
     expected = None

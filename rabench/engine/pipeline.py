@@ -15,6 +15,7 @@ truncated, not what the media type says, a decompression bomb.
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import time
 import warnings
 from pathlib import Path
@@ -211,7 +212,12 @@ def analyse(
             t = time.perf_counter()
             printed = extraction.fields.date if extraction.date_unambiguous else None
             try:
-                signals.extend(file_signals(orig, media_type, printed_date=printed))
+                extra: dict[str, Any] = {}
+                accepted = inspect.signature(file_signals).parameters
+                if "field_boxes" in accepted:  # lets a thumbnail mismatch name the fields it covers
+                    extra = {"field_boxes": dict(extraction.field_boxes), "box_size": image.size,
+                             "extracted": extraction.fields}
+                signals.extend(file_signals(orig, media_type, printed_date=printed, **extra))
             except Exception as exc:  # an analyser bug must not lose the whole check
                 problems.append(f"provenance: {type(exc).__name__}: {exc}")
             timings["provenance"] = time.perf_counter() - t

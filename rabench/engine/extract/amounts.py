@@ -125,6 +125,8 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
             continue  # "12.4 km", "0.345 kg": a measure, not money printed with its minor units
         if decimals == 0 and len(re.sub(r"\D", "", num)) > 9:
             continue  # card numbers, barcodes
+        if decimals == 0 and num[0] == "0" and len(num) > 1 and not has_symbol:
+            continue  # "000659": a reference number, not money
         negative = bool(m.group("neg1") or m.group("neg2") or m.group("neg3"))
         if m.group("neg1") == "(" and m.group("neg3") != ")":
             negative = bool(m.group("neg2"))

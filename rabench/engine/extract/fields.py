@@ -178,7 +178,7 @@ def _printed_span(original: str, folded: str, start: int, length: int) -> str:
 
 
 _QTY_ROW = re.compile(
-    r"^\s*(?P<q>\d+(?:[.,]\d+)?)\s*(?:[a-zA-Z]{1,3}\.?)?\s*[x×@*]\s*(?P<p>\S*\d[.,]?\d*\s?\S{0,3})\s*$"
+    r"^\s*(?P<q>\d+(?:[.,]\d+)?)\s*(?:[a-zA-Z]{1,3}\.?)?\s*[xX×@*]\s*(?P<p>\S*\d[.,]?\d*\s?\S{0,3})\s*$"
 )
 _QTY = re.compile(
     r"(?:(?P<q1>\d+(?:[.,]\d+)?)\s*(?:x|×|@|\*)\s*(?P<p1>[^\s]*\d[.,]\d{1,2}))"
@@ -198,9 +198,10 @@ def _line_item(row: Row, amount: Amount, minor: int) -> LineItem | None:
             found = find_amounts(m.group("p1"), minor_units=minor, allow_integers=True)
             unit = found[-1].value if found else None
         label = label[: m.start()] + label[m.end():]
-    # drop any other amounts (unit prices) and stray symbols from the description
+    # drop other printed prices from the description (not bare integers: "Room 316 - 4 nights")
     for a in reversed(find_amounts(label, minor_units=minor)):
-        label = label[: a.start] + label[a.end:]
+        if a.decimals > 0 or not a.text.isdigit():
+            label = label[: a.start] + label[a.end:]
     desc = re.sub(r"\s{2,}", " ", label).strip(" .:-*#\t")
     lead = re.match(r"^(\d{1,3})\s+(?=[^\d\s])", desc)
     if lead and qty is None:  # "2 Coffee  7.00": a leading count is the quantity
@@ -280,6 +281,10 @@ def extract_fields(rows: list[Row]) -> Extraction:
         mark("tax_total", i, amounts[i])
     if tax_total_row is not None:
         taxes = [tax_total_row[1]]
+    tax_rows = field_rows.get("tax_total", [])
+    total_row_i = field_rows.get("total", [None])[0]
+    if tax_rows and total_row_i is not None and min(tax_rows) > total_row_i:
+        inclusive = True  # printed under the total: already inside it (VAT receipts)
     tax_total = round(sum(taxes), minor) if taxes else None
     if inclusive and subtotal is not None and total is not None and tax_total is not None:
         if abs(subtotal + tax_total - total) <= 0.011:
@@ -322,7 +327,8 @@ def extract_fields(rows: list[Row]) -> Extraction:
                                      float(qty_row.group("q").replace(",", ".")), unit[-1].value)
                 mark("line_items", i, unit[-1])
                 continue
-        if a is None or kinds[i] in ("payment", "tip", "discount", "info") or i in date_rows or i == merchant_row:
+        # above the totals a "payment" word is part of an item's name ("SD Card 128GB")
+        if a is None or kinds[i] in ("tip", "discount", "info") or i in date_rows or i in (merchant_row, number_row):
             text = rows[i].text.strip()
             pending_desc = text if a is None and sum(ch.isalpha() for ch in text) >= 2 else None
             continue
