@@ -188,3 +188,41 @@ def test_calibration_bins_are_equal_width_by_comparison_not_by_float_product(tmp
     assert ece.n == 5
     assert ece.value == pytest.approx(_ece_reference(risks, fakes))
     assert ece.value == pytest.approx((0.1 + 0.9 + 0.05 + 0.0 + 0.1) / 5)
+
+
+def _cost(ffr: float, det: float, p: float = 0.01, c_miss: float = 100.0, c_review: float = 17.0) -> float:
+    return 1000 * ((1 - p) * ffr * c_review + p * (1 - det) * c_miss)
+
+
+def test_expected_cost_has_rows_for_every_stratum_of_at_least_10_cases(tmp_path):
+    """Spec: "Rows are given for all cases and for every stratum (a "dimension=value" tag on
+    the case, or a label-derived group) with at least 10 cases." and "Expected cost per 1,000
+    receipts at risk >= 0.5 and >= 0.7: 1000 x ((1 - p) x false-flag rate x C_review + p x
+    (1 - detection) x C_miss)", with p = 1%, C_miss = $100, C_review = $17.
+
+    The cost of a stratum uses that stratum's authenticity rows: its false-flag rate and
+    detection (a fake-class stratum: that class's fakes against every genuine receipt).
+    """
+    cases, outcomes = [], []
+    # capture=photo: 5 genuine (risks .1 .2 .3 .6 .8), 5 ai_full fakes (.4 .55 .75 .9 .95).
+    for i, r in enumerate([0.1, 0.2, 0.3, 0.6, 0.8]):
+        cases.append(case(f"pg{i}", genuine(), tags={"capture": "photo"}))
+        outcomes.append(ok(f"pg{i}", risk=r))
+    for i, r in enumerate([0.4, 0.55, 0.75, 0.9, 0.95]):
+        cases.append(case(f"pf{i}", fake(), tags={"capture": "photo"}))
+        outcomes.append(ok(f"pf{i}", risk=r))
+    # capture=scan: 3 cases only -> no stratum rows. Two hand_edit fakes and a genuine receipt.
+    for cid, lab, r in [("sg", genuine(), 0.0), ("sf0", fake("hand_edit"), 0.2), ("sf1", fake("hand_edit"), 0.8)]:
+        cases.append(case(cid, lab, tags={"capture": "scan"}))
+        outcomes.append(ok(cid, risk=r))
+    rows, _ = score(tmp_path, cases, outcomes)
+    m5, m7 = "expected_cost_per_1000_at_risk_0.5", "expected_cost_per_1000_at_risk_0.7"
+    photo5, photo7 = row(rows, "decisions", m5, "capture=photo"), row(rows, "decisions", m7, "capture=photo")
+    assert photo5.value == pytest.approx(_cost(ffr=2 / 5, det=4 / 5)) and photo5.n == 10
+    assert photo7.value == pytest.approx(_cost(ffr=1 / 5, det=3 / 5))
+    assert ("decisions", m5, "capture=scan", SELF) not in rows
+    # The whole set: 6 genuine (2 flagged at 0.5), 7 fakes (5 flagged at 0.5, 4 at 0.7).
+    assert row(rows, "decisions", m5).value == pytest.approx(_cost(ffr=2 / 6, det=5 / 7))
+    assert row(rows, "decisions", m7).value == pytest.approx(_cost(ffr=1 / 6, det=4 / 7))
+    # class=ai_full has 5 fakes, fewer than 10 -> no row.
+    assert ("decisions", m5, "class=ai_full", SELF) not in rows

@@ -10,7 +10,7 @@ from rabench.contracts import Row
 from rabench.score.normalise import AMOUNT_TOLERANCE, FLOAT_SLACK
 from rabench.score.reduce import FLAG_AT
 from rabench.score.rows import ALL, MIN_STRATUM, plain_row, rate_row
-from rabench.score.strata import tag_strata
+from rabench.score.strata import AuthStratum, authenticity_strata, tag_strata
 from rabench.score.tasks import TaskContext
 from rabench.score.tasks.authenticity import flagged_share
 
@@ -96,15 +96,26 @@ def rows(ctx: TaskContext) -> list[Row]:
             out.append(plain_row(TASK, "calibration_error", stratum, ctx.tid,
                                  ece(f.risk[sel], ctx.cases.is_fake[f.case[sel]]), n_runs,
                                  "" if n_runs else "no runs with a risk"))
-    fakes = base & ctx.cases.is_fake
-    genuine = base & ~ctx.cases.is_fake
-    rates = {}
-    for t in COST_THRESHOLDS:
-        share = flagged_share(ctx, t)
-        det = float(share[fakes].mean()) if fakes.any() else None
-        ffr = float(share[genuine].mean()) if genuine.any() else None
-        rates[t] = (det, ffr)
-    n = int(fakes.sum() + genuine.sum())
+    shares = {t: flagged_share(ctx, t) for t in COST_THRESHOLDS}
+
+    def rates_of(s: AuthStratum) -> dict[float, tuple[float | None, float | None]]:
+        return {t: (float(shares[t][s.fake].mean()) if s.fake.any() else None,
+                    float(shares[t][s.genuine].mean()) if s.genuine.any() else None)
+                for t in COST_THRESHOLDS}
+
+    strata = authenticity_strata(ctx.cases, base, ctx.tags)
+    rates = rates_of(strata[0])  # "all"
+    n = int(strata[0].fake.sum() + strata[0].genuine.sum())
+    # Every stratum of the authenticity rows (the cost is a function of them), at the
+    # default assumptions; a stratum needs both genuine receipts and fakes.
+    for s in strata[1:]:
+        if not (s.fake.any() and s.genuine.any()):
+            continue
+        note = "p={p:g} C_miss={c_miss:g} C_review={c_review:g}".format(**DEFAULTS)
+        for t, (det, ffr) in rates_of(s).items():
+            out.append(plain_row(TASK, f"expected_cost_per_1000_at_risk_{t}", s.name, ctx.tid,
+                                 expected_cost(ffr, det, DEFAULTS),  # type: ignore[arg-type]
+                                 int(s.fake.sum() + s.genuine.sum()), note))
     for stratum, a in assumption_sets():
         note = f"p={a['p']:g} C_miss={a['c_miss']:g} C_review={a['c_review']:g}"
         for t in COST_THRESHOLDS:
