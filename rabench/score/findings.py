@@ -23,6 +23,9 @@ from rabench.score.metrics import BY_KEY, ORDER
 from rabench.score.rows import ALL, MIN_STRATUM
 
 RATIO = 1.2
+# "At least 1.2 times" compared with a relative slack for binary float error:
+# 0.102 / 0.085 == 1.1999999999999997, though 0.102 is exactly 1.2 x 0.085.
+RATIO_SLACK = 1e-9
 Result = Literal["win", "loss", "tie", "not_supported"]
 
 
@@ -52,7 +55,7 @@ def compare(ours: Row, base: Row) -> tuple[Result, str]:
     sign = -1.0 if meta.lower_is_better else 1.0
     if meta.compare == "ratio":
         lo, hi = sorted((ours.value, base.value))
-        if hi <= 0 or (lo > 0 and hi / lo < RATIO):
+        if hi <= 0 or (lo > 0 and hi / lo < RATIO * (1 - RATIO_SLACK)):
             return "tie", f"within {RATIO}x"
         better = sign * (ours.value - base.value) > 0
         return ("win" if better else "loss"), f"at least {RATIO}x apart"

@@ -226,3 +226,25 @@ def test_expected_cost_has_rows_for_every_stratum_of_at_least_10_cases(tmp_path)
     assert row(rows, "decisions", m7).value == pytest.approx(_cost(ffr=1 / 6, det=4 / 7))
     # class=ai_full has 5 fakes, fewer than 10 -> no row.
     assert ("decisions", m5, "class=ai_full", SELF) not in rows
+
+
+# --- Findings -----------------------------------------------------------------------------
+
+
+def test_latency_and_cost_decided_at_exactly_1_2_times_despite_float_error():
+    """Spec: "for latency and cost, which have no interval, only when one value is at least
+    1.2 times the other."  0.102 is exactly 1.2 x 0.085, though 0.102 / 0.085 in binary
+    floating point is 1.1999999999999997."""
+    from rabench.contracts import Row
+    from rabench.score.findings import compare
+
+    assert 0.102 / 0.085 < 1.2
+    ours = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=SELF, value=0.085, n=50)
+    base = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY, value=0.102, n=50)
+    assert compare(ours, base)[0] == "win"
+    assert compare(base, ours)[0] == "loss"
+    just_under = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY,
+                     value=0.1019, n=50)
+    assert compare(ours, just_under)[0] == "tie"
+    few = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY, value=1.0, n=9)
+    assert compare(ours, few) == ("tie", "fewer than 10 calls on one side")
