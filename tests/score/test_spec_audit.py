@@ -248,3 +248,187 @@ def test_latency_and_cost_decided_at_exactly_1_2_times_despite_float_error():
     assert compare(ours, just_under)[0] == "tie"
     few = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY, value=1.0, n=9)
     assert compare(ours, few) == ("tie", "fewer than 10 calls on one side")
+
+
+# --- Choices where the spec leaves room (documented in docs/methodology.md) ---------------
+
+
+def test_auc_with_repetitions_counts_each_case_once_as_the_mixture_of_its_runs(tmp_path):
+    """Spec: "A case run several times counts once, with the share of its runs that
+    succeeded." and "ROC AUC uses each target's risk as the score; a result without a risk
+    scores 0.5 (no opinion), ties count half."
+
+    For a (fake, genuine) pair of cases the "share of runs that succeeded" is the share of
+    their run pairs in which the fake ranks above (ties half); AUC is the mean over case
+    pairs. Averaging risks per case first would score a risk no run ever gave.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    runs = {"g1": [0.2, 0.6], "g2": [0.4], "f1": [0.5, 0.9], "f2": [None]}
+    cases = [case("g1", genuine()), case("g2", genuine()), case("f1", fake()), case("f2", fake())]
+    outcomes = [ok(cid, rep, risk=r) if r is not None else failed(cid, rep)
+                for cid, rs in runs.items() for rep, r in enumerate(rs)]
+    rows, _ = score(tmp_path, cases, outcomes, reps=2)
+
+    def pair(f: str, g: str) -> float:  # slow reference: every run pair of two cases
+        scores = lambda c: [0.5 if r is None else r for r in runs[c]]  # noqa: E731
+        wins = [1.0 if a > b else 0.5 if a == b else 0.0 for a in scores(f) for b in scores(g)]
+        return sum(wins) / len(wins)
+
+    expected = np.mean([pair(f, g) for f in ("f1", "f2") for g in ("g1", "g2")])
+    assert expected == pytest.approx((0.75 + 1 + 0.5 + 1) / 4)
+    auc = row(rows, "authenticity", "roc_auc")
+    assert auc.value == pytest.approx(expected) and auc.n == 4
+    # The same as sklearn with each run weighted 1 / (runs of its case).
+    y = [c.startswith("f") for c, rs in runs.items() for _ in rs]
+    s = [0.5 if r is None else r for rs in runs.values() for r in rs]
+    w = [1 / len(rs) for rs in runs.values() for _ in rs]
+    assert auc.value == pytest.approx(roc_auc_score(y, s, sample_weight=w))
+    # Mean risk per case (g 0.4, 0.4; f 0.7, 0.5) would have given 1.0.
+    assert auc.value != pytest.approx(1.0)
+
+
+def _detection_reference(genuine_risk: list[float | None], fake_risk: list[float | None],
+                         alpha: float) -> float:
+    """Slow: try every observed risk as threshold T (flag risk >= T; no risk never flagged);
+    take the lowest T flagging at most alpha of genuine receipts; share of fakes flagged."""
+    flagged = lambda rs, t: sum(1 for r in rs if r is not None and r >= t)  # noqa: E731
+    candidates = sorted({r for r in genuine_risk + fake_risk if r is not None})
+    valid = [t for t in candidates if flagged(genuine_risk, t) <= alpha * len(genuine_risk)]
+    return flagged(fake_risk, min(valid)) / len(fake_risk) if valid else 0.0
+
+
+@pytest.mark.parametrize("genuine_risk,fake_risk", [
+    # Ties at 0.9 between a genuine receipt and a fake: at 5% the threshold must lie above.
+    ([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], [0.95, 0.9, 0.85, 0.5, None]),
+    # Every genuine receipt at 0: the lowest valid threshold is 0.3, and the fake with no
+    # risk (0.5 for AUC) is still never flagged.
+    ([0.0] * 10, [0.3, None]),
+    # A genuine receipt on top: nothing can be flagged at 1% and 5%.
+    ([0.99] + [0.1] * 9, [0.8, 0.7]),
+])
+def test_detection_at_a_false_flag_rate_follows_the_threshold_rule(tmp_path, genuine_risk, fake_risk):
+    """Spec: "Detection at a 1%, 5% and 10% false-flag rate: the share of fakes flagged by
+    the lowest threshold that flags at most that share of genuine receipts (ties at the
+    threshold are all flagged)." A result without a risk is never flagged (the rule the
+    spec gives for the documented thresholds, applied here too: "flagged" means the same)."""
+    cases = [case(f"g{i}", genuine()) for i in range(len(genuine_risk))]
+    cases += [case(f"f{i}", fake()) for i in range(len(fake_risk))]
+    outcomes = [ok(f"g{i}", risk=r) for i, r in enumerate(genuine_risk)]
+    outcomes += [ok(f"f{i}", risk=r) for i, r in enumerate(fake_risk)]
+    rows, _ = score(tmp_path, cases, outcomes)
+    for alpha, tag in ((0.01, "1pct"), (0.05, "5pct"), (0.10, "10pct")):
+        got = row(rows, "authenticity", f"detection_at_ffr_{tag}").value
+        assert got == pytest.approx(_detection_reference(genuine_risk, fake_risk, alpha)), tag
+
+
+def test_detection_at_a_false_flag_rate_hand_values(tmp_path):
+    genuine_risk = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    fake_risk = [0.95, 0.9, 0.85, 0.5, None]
+    cases = [case(f"g{i}", genuine()) for i in range(10)] + [case(f"f{i}", fake()) for i in range(5)]
+    outcomes = [ok(f"g{i}", risk=r) for i, r in enumerate(genuine_risk)]
+    outcomes += [ok(f"f{i}", risk=r) for i, r in enumerate(fake_risk)]
+    rows, _ = score(tmp_path, cases, outcomes)
+    # 10%: one genuine receipt may be flagged -> T = 0.85 (0.8 would flag two): 3 of 5 fakes.
+    assert row(rows, "authenticity", "detection_at_ffr_10pct").value == pytest.approx(3 / 5)
+    # 5%: none may be flagged -> T above 0.9 (the tie at 0.9 is all flagged): only 0.95.
+    assert row(rows, "authenticity", "detection_at_ffr_5pct").value == pytest.approx(1 / 5)
+
+
+def test_edited_field_named_covers_every_fake_whose_label_names_edited_fields(tmp_path):
+    """Spec: "Edited field named: over fakes whose label names the edited field (AI-inpainted
+    and hand-edited fakes), the share of runs that flag the receipt and whose first 3 reasons
+    point at that field."
+
+    Read: the population is "fakes whose label names the edited field"; the parenthesis
+    names the classes that have one in the spec author's set. Our suite's pdf_edit fakes
+    change a printed field and their labels name it, so they count too. With several edited
+    fields, pointing at any one of them counts.
+    """
+    opinion = lambda text, **kw: Reason(text=text, **kw)  # noqa: E731
+    cases = [
+        case("a", fake("ai_inpaint", ["total"])),
+        case("b", fake("pdf_edit", ["date"])),
+        case("c", fake("hand_edit", ["merchant", "total"])),
+        case("d", fake("ai_inpaint", ["total"])),
+        case("e", fake("pdf_edit", ["total"])),
+        case("f", fake("hand_edit", ["date"])),
+        case("x", fake("ai_full")),  # no edited field: not in the population
+    ]
+    filler = [opinion("font looks odd"), opinion("blurry"), opinion("colours off")]
+    outcomes = [
+        ok("a", risk=0.9, reasons=[opinion("looks pasted", fields=["total"])]),
+        ok("b", risk=0.6, reasons=[opinion("the date was altered")]),  # keyword
+        ok("c", risk=0.9, reasons=[opinion("x", fields=["merchant"])]),
+        ok("d", risk=0.9, reasons=[*filler, opinion("total changed")]),  # 4th reason: too late
+        ok("e", risk=0.9, reasons=[opinion("the subtotal is off")]),  # subtotal is not total
+        ok("f", risk=0.4, reasons=[opinion("the date was altered")]),  # not flagged
+        ok("x", risk=0.9, reasons=[opinion("total")]),
+    ]
+    rows, _ = score(tmp_path, cases, outcomes)
+    named = row(rows, "evidence", "edited_field_named")
+    assert (named.value, named.n) == (3 / 6, 6)
+
+
+def test_stratum_rows_need_10_cases_in_the_row_itself(tmp_path):
+    """Spec: "Rows are given for all cases and for every stratum ... with at least 10
+    cases." Applied per row: a stratum row is written when the cases it counts number at
+    least 10 (12 photos, of which 3 don't add up: coverage yes, recall no)."""
+    cases = [case(f"p{i}", genuine(adds_up=i >= 3), tags={"capture": "photo"}) for i in range(12)]
+    outcomes = [ok(f"p{i}", risk=0.1, checks=[Check(name="totals_add_up", status="passed")])
+                for i in range(12)]
+    rows, _ = score(tmp_path, cases, outcomes)
+    assert row(rows, "checks", "totals_add_up_coverage", "capture=photo").n == 12
+    assert ("checks", "totals_add_up_recall", "capture=photo", SELF) not in rows
+    assert row(rows, "checks", "totals_add_up_recall").n == 3  # "all" is always written
+
+
+def test_genuine_with_proof_counts_proof_on_unflagged_genuine_receipts(tmp_path):
+    """Spec: "Genuine receipts with proof: the guard against false proof (lower is better)."
+    A proof of tampering on a genuine receipt is false proof whether or not the target
+    flagged it."""
+    proof = Reason(text="AI generator tag in XMP", kind="proof", proof_type="ai_generator_tag")
+    cases = [case("g0", genuine()), case("g1", genuine()), case("f0", fake())]
+    outcomes = [ok("g0", risk=0.1, reasons=[proof]), ok("g1", risk=0.1), ok("f0", risk=0.1, reasons=[proof])]
+    rows, _ = score(tmp_path, cases, outcomes)
+    assert row(rows, "evidence", "genuine_with_proof").value == 0.5
+    assert row(rows, "evidence", "fakes_caught_with_proof").value == 0.0  # not flagged
+
+
+def test_field_rule_choices():
+    """Currency: "the exact ISO 4217 code" — the code itself (not a symbol, name or other
+    code); letter case and surrounding spaces are not part of it. Date: "the exact ISO
+    date". A label null: "only a null answer is right" (a blank string is null)."""
+    assert field_right("currency", "USD", "usd") and field_right("currency", "USD", " USD ")
+    assert not field_right("currency", "USD", "$") and not field_right("currency", "USD", "US$")
+    assert not field_right("currency", "USD", "CAD")
+    assert field_right("date", "2026-01-05", "2026-01-05")
+    assert not field_right("date", "2026-01-05", "2026-1-5")
+    assert not field_right("date", "2026-01-05", "2026-01-05T00:00:00")
+    assert field_right("receipt_number", None, None) and field_right("receipt_number", None, " ")
+    assert not field_right("receipt_number", None, "N/A")
+
+
+def test_pointing_keywords_are_the_pre_registered_list():
+    """Spec: "a pre-registered keyword (total, amount due; subtotal; tax, VAT, GST; date;
+    merchant, store, vendor, logo, name; item, line, quantity, price)", matched as whole
+    words (optional plural), only for free-text reasons (no @field tag, no check)."""
+    from rabench.score.pointing import KEYWORDS, keyword_fields, points_at
+
+    assert [k for k, _ in KEYWORDS] == ["total", "amount due", "subtotal", "tax", "VAT", "GST", "date",
+                                        "merchant", "store", "vendor", "logo", "name", "item", "line",
+                                        "quantity", "price"]
+    assert keyword_fields("Amount  Due differs") == {"total"}
+    assert keyword_fields("the SUBTOTAL") == {"subtotal"}
+    assert keyword_fields("prices and items") == {"line_items"}
+    assert keyword_fields("VAT rate") == {"tax_total"}
+    assert keyword_fields("the amount looks odd") == set()  # "amount" alone is not on the list
+    assert points_at(Reason(text="the date is fine", fields=["total"]), {}) == {"total"}
+
+
+def test_a_missing_repetition_is_not_filled_in(tmp_path):
+    """Spec: "A case run several times counts once, with the share of its runs that
+    succeeded." A case with one of two repetitions recorded counts with the run it has."""
+    rows, _ = score(tmp_path, [case("g0", genuine(total=1.0))], [ok("g0", 0, fields=Fields(total=1.0))],
+                    reps=2)
+    assert row(rows, "extraction", "total_accuracy").value == 1.0
