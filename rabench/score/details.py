@@ -102,7 +102,9 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[dict[str, An
     cases = inp.cases
     base = cases.is_base[facts.case]
     fake = cases.is_fake[facts.case]
-    risk = np.where(np.isnan(facts.risk), 0.5, facts.risk)
+    # A run without a risk is never flagged (spec), so never a false flag; the worst
+    # misses show runs that gave a risk (a failed call is shown by operations rows).
+    risk = np.where(np.isnan(facts.risk), -1.0, facts.risk)
     picks: list[tuple[int, str]] = []
 
     def first_per_case(runs: np.ndarray) -> list[int]:
@@ -120,7 +122,7 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[dict[str, An
 
     missed = np.nonzero(base & fake)[0]
     missed = first_per_case(missed[np.argsort(risk[missed], kind="stable")])
-    picks += [(i, f"missed fake, risk {risk[i]:.2f}") for i in missed if risk[i] < 0.5]
+    picks += [(i, f"missed fake, risk {risk[i]:.2f}") for i in missed if 0.0 <= risk[i] < 0.5]
     flagged = np.nonzero(base & ~fake)[0]
     flagged = first_per_case(flagged[np.argsort(-risk[flagged], kind="stable")])
     picks += [(i, f"false flag, risk {risk[i]:.2f}") for i in flagged if risk[i] >= 0.5]

@@ -432,3 +432,13 @@ def test_a_missing_repetition_is_not_filled_in(tmp_path):
     rows, _ = score(tmp_path, [case("g0", genuine(total=1.0))], [ok("g0", 0, fields=Fields(total=1.0))],
                     reps=2)
     assert row(rows, "extraction", "total_accuracy").value == 1.0
+
+
+def test_report_details_never_call_a_run_without_a_risk_a_false_flag(tmp_path):
+    """Spec: "a result without a risk is never flagged." The report's worst misses must not
+    list a failed call on a genuine receipt as a false flag."""
+    cases = [case("g0", genuine()), case("g1", genuine()), case("f0", fake()), case("f1", fake())]
+    outcomes = [failed("g0"), ok("g1", risk=0.8), failed("f0", status="timeout"), ok("f1", risk=0.3)]
+    _, result = score(tmp_path, cases, outcomes)
+    worst = {(w["case_id"], w["why"]) for w in result.details["worst"]}
+    assert worst == {("g1", "false flag, risk 0.80"), ("f1", "missed fake, risk 0.30")}
