@@ -1,7 +1,8 @@
 """Which fields a reason points at (spec, "Evidence": edited field named), and
 which reasons are proof.
 
-A reason points at a field through (1) its ``@field`` tags (``Reason.fields``),
+A reason points at a field through (1) its ``@field`` tags (``Reason.fields``, or
+an ``@field`` written in its text),
 (2) a deterministic check about it: the check the reason reports
 (``Reason.check``) points at that check's own ``fields``, and an arithmetic
 check (``totals_add_up`` or proof type ``arithmetic``) at total and subtotal, or
@@ -39,13 +40,26 @@ _KEYWORD_RES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+# An explicit "@field" tag left in the reason's text (not after a word character,
+# so an e-mail address is not a tag).
+_TAG_RE = re.compile(
+    r"(?<![\w@])@(" + "|".join(sorted(FIELD_TAGS, key=len, reverse=True)) + r")\b"
+)
+
+
+def tag_fields(reason: Reason) -> set[str]:
+    """The reason's ``@field`` tags: parsed ones (``Reason.fields``) and any in its text."""
+    return {f for f in reason.fields if f in FIELD_TAGS} | set(_TAG_RE.findall(reason.text))
+
+
 def keyword_fields(text: str) -> set[str]:
     return {field for rx, field in _KEYWORD_RES if rx.search(text)}
 
 
 def points_at(reason: Reason, checks: dict[str, Check]) -> set[str]:
     """The fields one reason points at."""
-    fields = {f for f in reason.fields if f in FIELD_TAGS}
+    tags = tag_fields(reason)
+    fields = set(tags)
     deterministic = False
     if reason.check is not None:
         deterministic = True
@@ -57,7 +71,7 @@ def points_at(reason: Reason, checks: dict[str, Check]) -> set[str]:
     if reason.proof_type == "arithmetic":
         deterministic = True
         fields |= ARITHMETIC_FIELDS
-    if not reason.fields and not deterministic:
+    if not tags and not deterministic:
         fields |= keyword_fields(reason.text)
     return fields
 

@@ -442,3 +442,17 @@ def test_report_details_never_call_a_run_without_a_risk_a_false_flag(tmp_path):
     _, result = score(tmp_path, cases, outcomes)
     worst = {(w["case_id"], w["why"]) for w in result.details["worst"]}
     assert worst == {("g1", "false flag, risk 0.80"), ("f1", "missed fake, risk 0.30")}
+
+
+def test_an_at_field_tag_written_in_the_reason_text_points_at_that_field():
+    """Spec: "A reason points at a field through an explicit "@field" tag, ...". A tag is
+    explicit whether the target parsed it into ``Reason.fields`` or left it in the text;
+    "@currency" and "@tax_total" are not keywords, so only the tag can name them."""
+    from rabench.score.pointing import points_at
+
+    assert points_at(Reason(text="@currency symbol differs from the locale"), {}) == {"currency"}
+    assert points_at(Reason(text="@tax_total retouched"), {}) == {"tax_total"}
+    assert points_at(Reason(text="@receipt_number and @date reprinted"), {}) == {"receipt_number", "date"}
+    # A tagged reason is not free text: its other words are not read as keywords.
+    assert points_at(Reason(text="@date the total is fine"), {}) == {"date"}
+    assert points_at(Reason(text="email me@totally.example"), {}) == set()
