@@ -13,7 +13,7 @@ from rabench.contracts import CONTRACTS_VERSION, Row, TargetInfo
 from rabench.score.findings import Finding
 from rabench.score.metrics import ORDER, TASKS
 
-SCORER_VERSION = "0.2.0-1"  # RA-Bench 0.2.0 definitions, scorer revision 1
+SCORER_VERSION = "0.2.0-2"  # RA-Bench 0.2.0 definitions, scorer revision 2 (spec audit, issue 7)
 SPEC = "RA-Bench 0.2.0"
 FORMAT = "rabench.rows/1"
 
