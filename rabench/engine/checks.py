@@ -136,12 +136,21 @@ def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> 
         numbers["difference"] = round(f.total - expected, 6)
     sentence = "Printed amounts don't add up: " + "; ".join(parts) + "."
     check = Check(name=CHECK, status="failed", fields=["total", "subtotal"], numbers=numbers, detail=sentence)
+    # Strength for the risk model: how far off, relative to the total (5 % off or more = 1).
+    # A one-cent rounding slip and a doubled total are both proof, but not equally damning.
+    off = max(
+        [abs(numbers.get("difference", 0.0))]
+        + [abs((items_sum or 0.0) - (f.subtotal or 0.0)) if not items_ok else 0.0]
+        + [abs((i.quantity or 0.0) * (i.unit_price or 0.0) - i.total) for i in bad_lines]
+    )
+    strength = min(1.0, max(0.05, 20.0 * off / max(abs(f.total), 10 ** (-mu) if mu else 1.0)))
     signal = Signal(
         name="check.totals_add_up",
         kind="proof",
         proof_type="arithmetic",
         text=sentence,
         fields=("total", "subtotal"),
+        value=round(strength, 4),
         check=CHECK,
     )
     return CheckResult(check, signal)

@@ -210,7 +210,9 @@ def analyse(
         file_signals = _optional("rabench.engine.provenance", "file_signals")
         if file_signals is not None:
             t = time.perf_counter()
-            printed = extraction.fields.date if extraction.date_unambiguous else None
+            # the proof "photo taken before the purchase" compares with the earliest date the
+            # printed text can mean, so an unsettled day/month order can't make a false proof
+            printed = extraction.fields.date if extraction.date_unambiguous else extraction.date_earliest
             try:
                 extra: dict[str, Any] = {}
                 accepted = inspect.signature(file_signals).parameters

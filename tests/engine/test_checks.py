@@ -88,3 +88,10 @@ def test_low_confidence_amounts_do_not_become_proofs():
     ]
     r = totals_add_up(extract_fields(rows))
     assert r.check.status == "not_run" and "low confidence" in r.check.detail
+
+
+def test_proof_strength_grows_with_how_far_off_the_total_is():
+    slip = _check(HEAD + "Tea    2.50\nSUBTOTAL    2.50\nTax 8.25%    0.21\nTOTAL    2.72").signal
+    doubled = _check(HEAD + "Tea    2.50\nSUBTOTAL    2.50\nTax 8.25%    0.21\nTOTAL    5.42").signal
+    assert slip is not None and doubled is not None
+    assert slip.value < 0.1 and doubled.value == 1.0

@@ -59,3 +59,11 @@ def test_labelled_date_wins_over_an_earlier_one():
 
 def test_impossible_dates_are_ignored():
     assert _iso(["32/13/2024", "Ref 1234/56/78"]) is None
+
+
+def test_earliest_reading_bounds_an_unsettled_order():
+    c = parse_dates(["Date 03/04/2024"], language="en", country_order="MDY")[0]
+    assert not c.unambiguous and c.iso == "2024-03-04" and c.earliest_iso == "2024-03-04"
+    c = parse_dates(["Date 03/04/2024"], language="fr")[0]
+    assert c.iso == "2024-04-03" and c.earliest_iso == "2024-03-04"
+    assert parse_dates(["Date 25/04/2024"])[0].earliest_iso == "2024-04-25"

@@ -49,6 +49,14 @@ class DateCandidate(msgspec.Struct, frozen=True):
     row: int  # row index it was found in
     unambiguous: bool  # the text alone fixes day, month and year
     labelled: bool = False  # on a row that says "Date"/"Datum"/"Fecha"...
+    # The earliest date the printed text can mean (day-first or month-first). Whatever the
+    # order, the purchase was not before it: a photo taken a day before *this* was taken
+    # before the purchase, so a proof can rest on it when the order itself is unsettled.
+    earliest: str = ""  # "" = the same as iso
+
+    @property
+    def earliest_iso(self) -> str:
+        return self.earliest or self.iso
 
 
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,4})(?!\d)")
@@ -141,7 +149,8 @@ def parse_dates(
             same = readings.get("DMY") == readings.get("MDY")  # e.g. 05/05/2024
             # another date on the receipt fixing the order counts as the text itself
             settled = same or forced_by_document
-            out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled))
+            earliest = min(v for k, v in readings.items() if k in ("DMY", "MDY"))
+            out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled, earliest))
     out.sort(key=lambda c: c.row)
     return out
 

@@ -36,6 +36,7 @@ class Extraction(msgspec.Struct, frozen=True):
     line_items: list[LineItem]
     language: str | None = None
     date_unambiguous: bool = False
+    date_earliest: str | None = None  # the earliest reading of the printed date (see dates.py)
     tax_rates: list[float] = []  # printed rates, percent
     taxes: list[float] = []  # every tax amount added to the subtotal
     tax_inclusive: bool = False  # taxes printed as "incl.": already inside the total
@@ -362,6 +363,7 @@ def extract_fields(rows: list[Row]) -> Extraction:
         line_items=items,
         language=language,
         date_unambiguous=bool(date_c and date_c.unambiguous),
+        date_earliest=date_c.earliest_iso if date_c else None,
         tax_rates=rates,
         taxes=taxes,
         tax_inclusive=inclusive,
