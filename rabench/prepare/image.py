@@ -70,6 +70,8 @@ def prepare_bytes(data: bytes, media_type: str = "") -> Prepared:
         raise
     except Image.DecompressionBombError as exc:
         raise PreparationError(f"image refused as a decompression bomb: {exc}") from None
+    except Image.UnidentifiedImageError:  # its message names a BytesIO object at a memory address
+        raise PreparationError("unreadable file: not an image format Pillow can read, nor a PDF") from None
     except (OSError, ValueError, SyntaxError, EOFError, MemoryError, Image.UnidentifiedImageError) as exc:
         raise PreparationError(f"unreadable file: {_one_line(exc)}") from None
 
