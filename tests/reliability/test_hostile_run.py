@@ -34,7 +34,7 @@ REFUSED = {
     "truncated_pdf": "unreadable PDF",
     "corrupt_pdf": "unreadable PDF",
     "zero_bytes": "empty file",
-    "not_an_image": "cannot identify image file",
+    "not_an_image": "not an image format Pillow can read",
 }
 # Valid files with hostile insides: read within bounds and answered.
 ANSWERED = {"pdf_many_pages", "pdf_deep_nesting", "absurd_exif", "malformed_xmp"}
