@@ -77,14 +77,13 @@ def _rotated_jpeg(i: int) -> bytes:
     return buf.getvalue()
 
 
-def test_two_runs_preparing_the_same_files_into_one_cache(tmp_path):
-    n = 24
-    files = [(f"c{i:03d}", f"r{i}.jpg", _rotated_jpeg(i), "image/jpeg") for i in range(n)]
-    suite = write_suite(tmp_path / "suite", files)
-    cache = tmp_path / "cache"
+def _two_runs_into_one_cache(root, files, n):
+    """Start two runs on one cache at once; check what they left; return files prepared by each."""
+    suite = write_suite(root / "suite", files)
+    cache = root / "cache"
     env = child_env()
     procs = [
-        subprocess.Popen(rabench_cmd("run", "--suite", str(suite), "--out", str(tmp_path / f"run{k}"), "--target",
+        subprocess.Popen(rabench_cmd("run", "--suite", str(suite), "--out", str(root / f"run{k}"), "--target",
                                      "null", "--progress", "none", "--cache", str(cache)),
                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for k in range(2)
@@ -92,10 +91,8 @@ def test_two_runs_preparing_the_same_files_into_one_cache(tmp_path):
     results = [p.communicate(timeout=120) for p in procs]
     for p, (out, err) in zip(procs, results):
         assert p.returncode == 0, err
-    prepared = [int(out.rsplit(";", 1)[1].split()[0]) for out, _ in results]  # "...; N files prepared"
-    assert sum(prepared) > n, f"no file was prepared by both runs at once ({prepared}); the race was not exercised"
     for k in range(2):
-        got = outcomes(tmp_path / f"run{k}")
+        got = outcomes(root / f"run{k}")
         assert len(got) == n and all(o.status == "ok" for o in got)
     entries = [p for p in cache.rglob("*") if p.is_file()]
     assert not [p for p in entries if p.name.endswith(".tmp")]
@@ -107,3 +104,19 @@ def test_two_runs_preparing_the_same_files_into_one_cache(tmp_path):
             im.load()
             assert im.size == (1000, 1400)  # turned upright
         assert data in expected  # byte for byte what one preparation writes
+    return [int(out.rsplit(";", 1)[1].split()[0]) for out, _ in results]  # "...; N files prepared"
+
+
+def test_two_runs_preparing_the_same_files_into_one_cache(tmp_path):
+    """Whether both processes really prepare a file at the same moment depends on how fast each
+    starts on a busy machine, so up to three fresh attempts are made; at least one must have
+    exercised the race, and every attempt must leave a valid cache."""
+    n = 24
+    files = [(f"c{i:03d}", f"r{i}.jpg", _rotated_jpeg(i), "image/jpeg") for i in range(n)]
+    tries = []
+    for attempt in range(3):
+        prepared = _two_runs_into_one_cache(tmp_path / f"try{attempt}", files, n)
+        tries.append(prepared)
+        if sum(prepared) > n:
+            break
+    assert sum(tries[-1]) > n, f"no file was prepared by both runs at once in {tries}; the race was not exercised"
