@@ -1,7 +1,7 @@
 """The duplicate network: has someone submitted this receipt before? (spec, "Duplicates").
 
 ``make_fingerprint`` -> ``DuplicateStore.lookup_and_add`` -> ``duplicate_signal``.
-Matching rules are in ``match.py`` and docs/engine-forensics.md.
+Matching rules are in ``match.py`` and docs/engine.md ("File forensics").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Is this the same purchase as an earlier submission? A pure decision on two fingerprints.
 
-The rule (documented in docs/engine-forensics.md) is built for hard negatives:
+The rule (documented in docs/engine.md ("File forensics")) is built for hard negatives:
 receipts from the same shop, template and day, sometimes with the same total.
 What tells them apart is what a till makes unique -- the receipt number and the
 item amounts -- so:

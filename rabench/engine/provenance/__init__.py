@@ -3,7 +3,7 @@
 One entry point, ``file_signals``, reads every block (``read.py``, bounded and
 never raising) and judges it (``rules.py``: proofs vs file facts, spec
 "Evidence"). The signal names, kinds and what counts as proof are listed in
-docs/engine-forensics.md.
+docs/engine.md ("File forensics").
 """
 
 from __future__ import annotations
