@@ -11,7 +11,7 @@ import urllib.request
 from collections import Counter
 
 import pytest
-from fpsuite import make_suite, receipt_png
+from receipt_suite import make_suite, receipt_png
 
 from rabench.errors import UserError
 from rabench.fakeprovider import (

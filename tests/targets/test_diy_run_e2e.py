@@ -10,7 +10,7 @@ from importlib import resources
 
 import msgspec
 import pytest
-from diysuite import make_suite
+from receipt_suite import make_suite
 from diyfakes import KEYS
 
 from rabench.cli.main import main

@@ -1,4 +1,4 @@
-"""A small real suite for fake-provider and end-to-end tests: receipt-like PNGs + labels."""
+"""A small real suite for fake-provider and DIY end-to-end tests: receipt-like PNGs + labels."""
 
 from __future__ import annotations
 
