@@ -8,7 +8,6 @@ office suite is only a file fact (spec, "Evidence").
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from pathlib import Path
@@ -27,8 +26,9 @@ class ToolHit(msgspec.Struct, frozen=True):
     tool: str  # display name from the data file
 
 
-@functools.cache
-def _table() -> tuple[tuple[Category, str, tuple[re.Pattern[str], ...]], ...]:
+def _load() -> tuple[tuple[Category, str, tuple[re.Pattern[str], ...]], ...]:
+    """Read the data file at import: a broken file must fail loudly here, not be swallowed
+    later by the readers' robustness guards (which would silently disable every tag proof)."""
     raw = json.loads(DATA_FILE.read_text("utf-8"))
     rows = []
     for cat in CATEGORIES:
@@ -36,6 +36,13 @@ def _table() -> tuple[tuple[Category, str, tuple[re.Pattern[str], ...]], ...]:
             pats = tuple(re.compile(p, re.IGNORECASE) for p in entry["patterns"])
             rows.append((cat, str(entry["name"]), pats))
     return tuple(rows)
+
+
+_TABLE = _load()
+
+
+def _table() -> tuple[tuple[Category, str, tuple[re.Pattern[str], ...]], ...]:
+    return _TABLE
 
 
 def classify(value: str) -> list[ToolHit]:
