@@ -49,10 +49,12 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: f
                  stdout_path: Path, stderr_path: Path) -> Finished:
     """Run to completion (killed after ``timeout_s``); output goes to files so it can be grepped later."""
     t0 = time.monotonic()
+    peak_kb = 0
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
         deadline = t0 + timeout_s
         while True:
+            peak_kb = max(peak_kb, _vm_hwm_kb(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -63,7 +65,23 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: f
             time.sleep(0.05)
     proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
     return Finished(proc.returncode, stdout_path.read_text(errors="replace"), stderr_path.read_text(errors="replace"),
-                    time.monotonic() - t0, usage.ru_maxrss / 1024)
+                    time.monotonic() - t0, (peak_kb or usage.ru_maxrss) / 1024)
+
+
+def _vm_hwm_kb(pid: int) -> int:
+    """The child's own peak RSS (VmHWM of its address space), 0 if unreadable.
+
+    Not ``ru_maxrss``: Linux carries the parent's high-water mark across fork+exec into the
+    child's ru_maxrss, so a child of a big pytest process would report pytest's size.
+    """
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 def write_suite(root: Path, files: list[tuple[str, str, bytes, str]], name: str = "reliability") -> Path:
