@@ -10,6 +10,7 @@ never proofs (spec, "Evidence"). The risk model decides how much each weighs.
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from rabench.engine.extract.currency import CURRENCIES
 from rabench.engine.extract.fields import Extraction
@@ -104,5 +105,34 @@ def date_signals(ex: Extraction, *, today: dt.date | None = None, max_age_days: 
     return []
 
 
+# Addresses that templates and form examples print where a real shop's address goes: the
+# textbook "123 Main Street", and streets named "example"/"sample"/"placeholder" in the
+# languages the engine reads (Musterstraße and Beispielstraße are the German forms; OCR reads
+# "ß" as "B"). A genuine shop can sit at 123 Main St, so this is plausibility, never proof.
+_PLACEHOLDER_ADDRESS = re.compile(
+    r"(?<![0-9a-z])(?:123\s+main\s+st(?:reet|\.)?(?![a-z])"
+    r"|(?:example|sample|placeholder|your)\s+(?:street|st\.?|road|rd\.?|avenue|ave\.?|lane)(?![a-z])"
+    r"|(?:muster|beispiel)stra(?:ß|ss|b|s)e"
+    r"|(?:rue|avenue)\s+(?:exemple|de\s+l'exemple)(?![a-z])"
+    r"|(?:calle|avenida)\s+(?:ejemplo|falsa)(?![a-z])"
+    r"|via\s+esempio(?![a-z]))",
+    re.IGNORECASE,
+)
+
+
+def placeholder_signals(ex: Extraction) -> list[Signal]:
+    text = ex.text or ""
+    m = _PLACEHOLDER_ADDRESS.search(text)
+    if m is None:
+        return []
+    line = text[text.rfind("\n", 0, m.start()) + 1 :].split("\n", 1)[0].strip()
+    return [Signal(
+        "plausibility.placeholder_address", "plausibility",
+        f"The address printed under the merchant looks like a template's placeholder: '{line}'.",
+        fields=("merchant",),
+    )]
+
+
 def plausibility_signals(ex: Extraction, *, today: dt.date | None = None, max_age_days: int = MAX_AGE_DAYS) -> list[Signal]:
-    return tax_rate_signals(ex) + date_signals(ex, today=today, max_age_days=max_age_days)
+    return (tax_rate_signals(ex) + date_signals(ex, today=today, max_age_days=max_age_days)
+            + placeholder_signals(ex))

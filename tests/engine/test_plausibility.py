@@ -47,3 +47,19 @@ def test_future_date_and_old_receipt():
     assert [s.name for s in old] == ["plausibility.receipt_age"]
     assert "882 days" in old[0].text
     assert _signals("Deli\nDate: 2023-01-01\nTOTAL    $3.00", max_age_days=2000) == []
+
+
+def test_a_template_placeholder_address_is_plausibility_on_the_merchant():
+    for street in ("123 Main Street", "1 Example Road", "MusterstraBe 1", "10 Rue Exemple"):
+        text = f"Greenleaf Foods\n{street}\nLeeds LS1 4AB\nDate 02/05/2025\nTea    2.50\nTOTAL    £2.50"
+        sigs = _signals(text)
+        assert [s.name for s in sigs] == ["plausibility.placeholder_address"], street
+        assert sigs[0].kind == "plausibility" and sigs[0].proof_type is None and sigs[0].fields == ("merchant",)
+        assert street.lower() in sigs[0].text.lower()
+
+
+def test_real_street_names_are_not_placeholders():
+    for street in ("12 Main St", "1123 Main Street", "Hauptstraße 5", "Bahnhofstrasse 3", "rue de la Paix 4",
+                   "8 Station Road"):
+        text = f"Greenleaf Foods\n{street}\nLeeds LS1 4AB\nDate 02/05/2025\nTea    2.50\nTOTAL    £2.50"
+        assert _signals(text) == [], street
