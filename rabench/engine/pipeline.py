@@ -228,7 +228,8 @@ def analyse(
         if visual_signals is not None:
             t = time.perf_counter()
             try:
-                signals.extend(visual_signals(image, dict(extraction.field_boxes)))
+                # the reader's own line boxes are the receipt's text lines to compare with
+                signals.extend(visual_signals(image, dict(extraction.field_boxes), [ln.box for ln in lines]))
             except Exception as exc:
                 problems.append(f"forensics: {type(exc).__name__}: {exc}")
             timings["forensics"] = time.perf_counter() - t

@@ -11,8 +11,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 def receipt(*, total: str = "42.50", number: str = "10234", items: tuple[str, ...] = ("3.20", "7.80", "12.00", "19.50"),
             date: str = "2024-05-10", merchant: str = "CORNER MARKET", size: tuple[int, int] = (600, 1100),
-            noise: float = 3.0, seed: int = 0) -> tuple[Image.Image, dict[str, list[tuple[int, int, int, int]]]]:
-    """A receipt-like grey image (RGB) and the boxes of its printed fields."""
+            noise: float = 3.0, seed: int = 0, lines: list | None = None,
+            ) -> tuple[Image.Image, dict[str, list[tuple[int, int, int, int]]]]:
+    """A receipt-like grey image (RGB) and the boxes of its printed fields; ``lines`` (if given)
+    receives the box of every printed text, as a reader's line boxes."""
     w, h = size
     im = Image.new("L", size, 236)
     d = ImageDraw.Draw(im)
@@ -21,8 +23,11 @@ def receipt(*, total: str = "42.50", number: str = "10234", items: tuple[str, ..
 
     def put(x, y, text, name=None, font=f):
         d.text((x, y), text, fill=28, font=font)
+        box = tuple(int(v) for v in d.textbbox((x, y), text, font=font))
         if name:
-            boxes.setdefault(name, []).append(tuple(int(v) for v in d.textbbox((x, y), text, font=font)))
+            boxes.setdefault(name, []).append(box)
+        if lines is not None:
+            lines.append(box)
 
     put(w // 2 - 130, 30, merchant, "merchant", big)
     put(40, 90, "12 HIGH STREET, SPRINGFIELD")

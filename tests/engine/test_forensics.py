@@ -65,3 +65,39 @@ def test_bad_boxes_are_ignored_not_fatal():
     boxes = {"total": [(-50, -50, 3, 3)], "date": [(10_000, 10_000, 10_100, 10_100)], "merchant": [(5, 5, 5, 5)]}
     assert visual_signals(img, boxes) == []
     assert visual_signals(Image.new("RGB", (50, 50), "white"), {"total": [(1, 1, 40, 40)]}) == []
+
+
+def _on_table(img: Image.Image, seed: int = 0, noise: float = 8.0) -> tuple[Image.Image, tuple[int, int]]:
+    """The receipt photographed on a dark, uneven table: background all round, light falling off
+    down the page, sensor noise over everything."""
+    rng = np.random.default_rng(seed)
+    w, h = img.size
+    W, H = w + 240, h + 160
+    yy, xx = np.mgrid[0:H, 0:W]
+    a = 55 + 25 * np.sin(xx / 37.0) * np.cos(yy / 53.0)
+    paper = np.asarray(img.convert("L"), dtype=np.float32) * (0.85 + 0.15 * np.linspace(1, 0, h))[:, None]
+    a[80:80 + h, 120:120 + w] = paper
+    a = a + rng.normal(0, noise, a.shape)
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).convert("RGB"), (120, 80)
+
+
+def _shift(boxes, dx, dy):
+    return [(x0 + dx, y0 + dy, x1 + dx, y1 + dy) for x0, y0, x1, y1 in boxes]
+
+
+def test_photo_on_a_table_is_judged_against_the_readers_lines():
+    """A photo's background merges every ink row into one, so without the reader's line boxes there
+    is nothing to compare with; with them, a noise-free retyped total stands out and nothing else does."""
+    lines: list = []
+    img, boxes = receipt(noise=0.0, seed=3, lines=lines)
+    photo, (dx, dy) = _on_table(img)
+    retyped, _ = _on_table(receipt(noise=0.0, total="92.50")[0], noise=0.0)
+    fboxes = {k: _shift(v, dx, dy) for k, v in boxes.items()}
+    refs = _shift(lines, dx, dy)
+    genuine = _jpeg(photo, 85)
+    fake = _jpeg(_paste(photo, retyped, fboxes["total"][0]), 90)
+    assert field_scores(fake, fboxes) == []  # the ink profile sees one giant "line"
+    assert visual_signals(genuine, fboxes, refs) == []
+    sigs = visual_signals(fake, fboxes, refs)
+    assert sigs and sigs[0].fields == ("total",) and sigs[0].kind == "opinion"
+    assert not {s.fields[0] for s in sigs[1:]} & (set(FIELDS) - {"total"})

@@ -29,6 +29,13 @@ Box = tuple[int, int, int, int]
 EMIT_SCORE = 4.0
 MAX_SCORE = 10.0
 MIN_REFERENCES = 4
+# Line items are ordinary text lines (references), not one field: the largest of a dozen item rows'
+# scores is large by chance alone.
+UNSCORED = frozenset({"line_items"})
+# Compared only with the rest of the same row: font metrics (headers and totals are legitimately
+# bigger or bolder) and the paper tone (light falls off across a photo).
+ROW_FEATURES = FONT_FEATURES + ("paper",)
+MAX_REFERENCES = 80  # reference text boxes kept (evenly spread)
 # Floors on the spread so a perfectly clean digital receipt (zero spread) does not turn noise into z=inf.
 FLOORS = {"noise": 0.08, "blockiness": 0.08, "paper": 3.0, "ink": 6.0, "stroke": 0.5, "height": 1.5, "sharpness": 4.0}
 _LABELS = {
@@ -55,15 +62,22 @@ def _to_gray(image: Image.Image) -> np.ndarray:
     return np.asarray(image.convert("L"), dtype=np.float32)
 
 
-def field_scores(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[FieldScore]:
+def field_scores(
+    image: Image.Image, field_boxes: dict[str, list[Box]], reference_boxes: list[Box] | None = None
+) -> list[FieldScore]:
+    """Every field's inconsistency score. ``reference_boxes``: the receipt's text lines as the
+    reader found them (OCR boxes); without them, lines come from the ink row profile, which
+    only works on a flat page (a photo's background and slope merge every row into one)."""
     gray = _to_gray(image)
     h, w = gray.shape
     boxes = {k: [_clip(b, w, h) for b in v if _clip(b, w, h)] for k, v in field_boxes.items()}
-    boxes = {k: v for k, v in boxes.items() if v}
+    boxes = {k: v for k, v in boxes.items() if v and k not in UNSCORED}
     if not boxes:
         return []
     taken = [b for v in boxes.values() for b in v]
-    refs = [b for b in line_boxes(gray) if not any(_overlap(b, t) for t in taken)]
+    given = [c for c in (_clip(b, w, h) for b in (reference_boxes or [])) if c]
+    lines = _spread(given, MAX_REFERENCES) if given else line_boxes(gray)
+    refs = [b for b in lines if not any(_overlap(b, t) for t in taken)]
     ref_feats = [f for f in (features(gray, b) for b in refs) if f is not None]
     if len(ref_feats) < MIN_REFERENCES:
         return []
@@ -75,11 +89,11 @@ def field_scores(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[
             f = features(gray, b)
             if f is None:
                 continue
-            same_row = _row_rest(gray, b)
+            same_row = _row_rest_boxes(gray, b, given) if given else _row_rest(gray, b)
             for k in FEATURES:
                 if k not in f:
                     continue
-                if k in FONT_FEATURES:
+                if k in ROW_FEATURES:
                     # font metrics only against the rest of the same line (headers and totals are
                     # legitimately bigger or bolder than the body); spread from the whole receipt
                     if same_row is None or k not in same_row:
@@ -97,10 +111,12 @@ def field_scores(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[
     return out
 
 
-def visual_signals(image: Image.Image, field_boxes: dict[str, list[Box]]) -> list[Signal]:
+def visual_signals(
+    image: Image.Image, field_boxes: dict[str, list[Box]], reference_boxes: list[Box] | None = None
+) -> list[Signal]:
     """Opinion-level signals for fields whose surroundings differ from the rest of the receipt."""
     try:
-        scores = field_scores(image, field_boxes)
+        scores = field_scores(image, field_boxes, reference_boxes)
     except Exception:  # a measurement must never fail a check; no opinion then
         return []
     out = []
@@ -128,6 +144,28 @@ def _overlap(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _spread(boxes: list[Box], n: int) -> list[Box]:
+    if len(boxes) <= n:
+        return boxes
+    step = len(boxes) / n
+    return [boxes[int(i * step)] for i in range(n)]
+
+
+def _row_rest_boxes(gray: np.ndarray, b: Box, lines: list[Box]) -> dict[str, float] | None:
+    """Font features of the reader's other boxes on the box's text row (the label beside an amount)."""
+    x0, y0, x1, y1 = b
+    h = max(1, y1 - y0)
+    same = [
+        o for o in lines
+        if not _overlap(o, b) and min(y1, o[3]) - max(y0, o[1]) >= 0.5 * min(h, max(1, o[3] - o[1]))
+    ]
+    feats = [f for f in (features(gray, o) for o in same) if f is not None and f.get("ink_px", 0) >= 20]
+    if not feats:
+        return None
+    big = max(feats, key=lambda f: f["ink_px"])
+    return {k: big[k] for k in ROW_FEATURES if k in big}
+
+
 def _row_rest(gray: np.ndarray, b: Box) -> dict[str, float] | None:
     """Font features of the rest of the box's text row (left and right of it), if it has ink."""
     h, w = gray.shape
@@ -138,4 +176,4 @@ def _row_rest(gray: np.ndarray, b: Box) -> dict[str, float] | None:
     if not feats:
         return None
     big = max(feats, key=lambda f: f["ink_px"])
-    return {k: big[k] for k in FONT_FEATURES if k in big}
+    return {k: big[k] for k in ROW_FEATURES if k in big}
