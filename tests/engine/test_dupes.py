@@ -91,7 +91,9 @@ def test_hard_negative_without_receipt_numbers_is_told_apart_by_items(original):
     img, _ = receipt(number="10240", items=("5.00", "10.00", "8.00", "19.50"), seed=31)
     d = jpeg_bytes(img, 90)
     f = Fields(merchant="Corner Market", date="2024-05-10", total=42.5)
-    old = make_fingerprint(b"x", img, f, items())
+    # The earlier receipt: same template and day, other items (its own render, so not the same image).
+    old_img, _ = receipt(number="10240", items=ITEMS, seed=31)
+    old = make_fingerprint(b"x", old_img, f, items())
     new = make_fingerprint(d, img, f, items(("5.00", "10.00", "8.00", "19.50")))
     assert decide(new, old, "orig") is None
 
@@ -163,3 +165,59 @@ def test_duplicate_signal_is_proof_naming_the_earlier_submission(original):
     s = duplicate_signal(m)
     assert s.kind == "proof" and s.proof_type == "duplicate_match"
     assert "case-17" in s.text and "exact" in s.text
+
+
+def _png_of(jpeg: bytes) -> bytes:
+    """A lossless re-encode: the JPEG's decoded pixels saved as PNG (new bytes, same image)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(jpeg)) as im:
+        im.save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_lossless_reencode_is_an_exact_match_on_the_image_hash(tmp_path, original, backend):
+    data, _ = original
+    png = _png_of(data)
+    assert png != data
+    store = MemoryStore() if backend == "memory" else SqliteStore(tmp_path / "s.sqlite")
+    store.lookup_and_add(_fp(data, "image/jpeg"), "orig")
+    m = store.lookup_and_add(_fp(png, "image/png"), "copy")
+    assert m is not None and (m.ref, m.kind) == ("orig", "exact") and "identical image" in m.detail
+
+
+def test_lossy_reencode_is_not_exact(original):
+    from PIL import Image
+    import io
+
+    data, _ = original
+    again = jpeg_bytes(Image.open(io.BytesIO(data)).convert("RGB"), 70)
+    store = MemoryStore()
+    store.lookup_and_add(_fp(data, "image/jpeg"), "orig")
+    m = store.lookup_and_add(_fp(again, "image/jpeg"), "copy")
+    assert m is not None and m.kind in ("text", "perceptual")
+
+
+def test_sqlite_store_written_before_pixel_hashes_is_upgraded(tmp_path, original):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE fingerprints (id INTEGER PRIMARY KEY, ref TEXT NOT NULL, sha256 TEXT NOT NULL,"
+        " phash INTEGER NOT NULL, merchant TEXT NOT NULL, date TEXT, total INTEGER, subtotal INTEGER,"
+        " tax_total INTEGER, receipt_number TEXT, items TEXT NOT NULL, version INTEGER NOT NULL,"
+        " added_at REAL NOT NULL);"
+        "INSERT INTO fingerprints VALUES (1, 'old', 'x', 0, 'm', NULL, NULL, NULL, NULL, NULL, '[]', 1, 0);")
+    db.commit()
+    db.close()
+    data, _ = original
+    with SqliteStore(path) as s:
+        assert len(s) == 1
+        assert s.lookup_and_add(_fp(data, "image/jpeg"), "new") is None  # version-1 rows never match
+        m = s.lookup_and_add(_fp(_png_of(data), "image/png"), "png")
+        assert m is not None and (m.ref, m.kind) == ("new", "exact")

@@ -22,7 +22,7 @@ from PIL import Image
 from rabench.contracts.labels import LineItem
 from rabench.contracts.verdict import Fields
 
-FINGERPRINT_VERSION = 1
+FINGERPRINT_VERSION = 2  # 2: + pixels (identical decoded image)
 WORK_PX = 384  # the normalisation runs on an image at most this tall/wide
 HASH_PX = 32
 SKEW_ANGLES = tuple(a / 2 for a in range(-8, 9))  # -4 .. 4 degrees
@@ -38,6 +38,9 @@ class Fingerprint(msgspec.Struct, frozen=True):
     tax_total: int | None = None
     receipt_number: str | None = None  # letters and digits, lowercase
     items: tuple[int, ...] = ()  # line-item amounts in cents, sorted
+    # sha256 of the decoded image (mode, size, pixels): the "identical image hash" of the spec's
+    # exact recall, which a lossless re-encode (JPEG -> PNG, PNG re-saved) keeps and sha256 doesn't.
+    pixels: str = ""
     version: int = FINGERPRINT_VERSION
 
 
@@ -74,7 +77,15 @@ def make_fingerprint(file_bytes: bytes, image: Image.Image, fields: Fields, line
         tax_total=cents(fields.tax_total),
         receipt_number=normalise_number(fields.receipt_number),
         items=items,
+        pixels=pixel_hash(image),
     )
+
+
+def pixel_hash(image: Image.Image) -> str:
+    """sha256 over the decoded image as checked: its mode, size and raw pixel bytes."""
+    h = hashlib.sha256(f"{image.mode}:{image.width}x{image.height}:".encode())
+    h.update(image.tobytes())
+    return h.hexdigest()
 
 
 def hamming(a: int, b: int) -> int:

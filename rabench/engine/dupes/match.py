@@ -5,7 +5,8 @@ receipts from the same shop, template and day, sometimes with the same total.
 What tells them apart is what a till makes unique -- the receipt number and the
 item amounts -- so:
 
-- **exact**: identical file bytes (sha256).
+- **exact**: identical file bytes (sha256), or the identical decoded image (pixel hash: a
+  lossless re-encode such as JPEG -> PNG keeps every pixel but not the file bytes).
 - **text**: no conflict, merchant alike (rapidfuzz ratio >= 85), and at least
   three of {date, total, receipt number, item amounts} agree, one of which is the
   receipt number or the item amounts.
@@ -96,6 +97,8 @@ def decide(new: Fingerprint, old: Fingerprint, old_ref: str) -> Match | None:
     """The match of ``new`` against one earlier fingerprint, or None."""
     if new.sha256 == old.sha256:
         return Match(old_ref, "exact", 1.0, f"identical file (sha256 {new.sha256[:12]}…)")
+    if new.pixels and new.pixels == old.pixels:
+        return Match(old_ref, "exact", 1.0, f"identical image, re-encoded (pixel hash {new.pixels[:12]}…)")
     c = compare(new, old)
     if c.conflict_strong:
         return None

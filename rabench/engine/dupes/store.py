@@ -48,6 +48,8 @@ class MemoryStore:
     @staticmethod
     def _keys(fp: Fingerprint) -> list[tuple[str, object]]:
         keys: list[tuple[str, object]] = [("sha256", fp.sha256)]
+        if fp.pixels:
+            keys.append(("pixels", fp.pixels))
         keys += [(k, v) for k in ("receipt_number", "date", "total") if (v := getattr(fp, k)) is not None]
         return keys
 
@@ -77,14 +79,16 @@ CREATE TABLE IF NOT EXISTS fingerprints (
   receipt_number TEXT,
   items TEXT NOT NULL,              -- JSON list of cents
   version INTEGER NOT NULL,
-  added_at REAL NOT NULL
+  added_at REAL NOT NULL,
+  pixels TEXT NOT NULL DEFAULT ''   -- sha256 of the decoded image (fingerprint version 2)
 );
 CREATE INDEX IF NOT EXISTS fp_sha ON fingerprints(sha256);
+CREATE INDEX IF NOT EXISTS fp_px ON fingerprints(pixels);
 CREATE INDEX IF NOT EXISTS fp_rn ON fingerprints(receipt_number);
 CREATE INDEX IF NOT EXISTS fp_date ON fingerprints(date);
 CREATE INDEX IF NOT EXISTS fp_total ON fingerprints(total);
 """
-_COLS = "ref, sha256, phash, merchant, date, total, subtotal, tax_total, receipt_number, items, version"
+_COLS = "ref, sha256, phash, merchant, date, total, subtotal, tax_total, receipt_number, items, version, pixels"
 
 
 def _signed(u: int) -> int:
@@ -103,6 +107,9 @@ class SqliteStore:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
+        cols = {r[1] for r in self._db.execute("PRAGMA table_info(fingerprints)")}
+        if cols and "pixels" not in cols:  # a store written by fingerprint version 1
+            self._db.execute("ALTER TABLE fingerprints ADD COLUMN pixels TEXT NOT NULL DEFAULT ''")
         self._db.executescript(_SCHEMA)
 
     def close(self) -> None:
@@ -125,6 +132,9 @@ class SqliteStore:
             db.execute("BEGIN IMMEDIATE")  # serialise lookup+add across processes
             try:
                 conds, args = ["sha256 = ?"], [fp.sha256]
+                if fp.pixels:
+                    conds.append("pixels = ?")
+                    args.append(fp.pixels)
                 for col in ("receipt_number", "date", "total"):
                     v = getattr(fp, col)
                     if v is not None:
@@ -137,9 +147,10 @@ class SqliteStore:
                 ).fetchall()
                 match = _choose(fp, ref, [(r[0], _row_fp(r)) for r in rows])
                 db.execute(
-                    f"INSERT INTO fingerprints ({_COLS}, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT INTO fingerprints ({_COLS}, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (ref, fp.sha256, _signed(fp.phash), fp.merchant, fp.date, fp.total, fp.subtotal,
-                     fp.tax_total, fp.receipt_number, json.dumps(list(fp.items)), fp.version, time.time()),
+                     fp.tax_total, fp.receipt_number, json.dumps(list(fp.items)), fp.version, fp.pixels,
+                     time.time()),
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -151,5 +162,5 @@ class SqliteStore:
 def _row_fp(r: tuple) -> Fingerprint:
     return Fingerprint(
         sha256=r[1], phash=_unsigned(r[2]), merchant=r[3], date=r[4], total=r[5], subtotal=r[6],
-        tax_total=r[7], receipt_number=r[8], items=tuple(json.loads(r[9])), version=r[10],
+        tax_total=r[7], receipt_number=r[8], items=tuple(json.loads(r[9])), version=r[10], pixels=r[11],
     )
