@@ -103,71 +103,8 @@ def draw_counts(genuine_cases, fake_cases, counts, state):
 
 
 @njit(cache=True)
-def level_sums(run_case, run_level, run_fake, run_w, counts, g_lvl, f_lvl):
-    """Weight of genuine and fake runs at each score level, given case counts."""
-    g_lvl[:] = 0.0
-    f_lvl[:] = 0.0
-    # Branch-free on purpose: fakes and genuine interleave at random in level
-    # order, and a mispredicted branch per run cost 4x the whole loop.
-    for r in range(run_case.size):
-        w = counts[run_case[r]] * run_w[r]
-        fk = 1.0 if run_fake[r] else 0.0
-        f_lvl[run_level[r]] += w * fk
-        g_lvl[run_level[r]] += w - w * fk
-
-
-@njit(cache=True)
-def auc_from_levels(g_lvl, f_lvl):
-    """Mann-Whitney AUC: P(fake above genuine) + half P(tie), levels ascending."""
-    cum_g = 0.0
-    s = 0.0
-    ng = 0.0
-    nf = 0.0
-    for lvl in range(g_lvl.size):
-        s += f_lvl[lvl] * (cum_g + 0.5 * g_lvl[lvl])
-        cum_g += g_lvl[lvl]
-        ng += g_lvl[lvl]
-        nf += f_lvl[lvl]
-    if ng <= 0.0 or nf <= 0.0:
-        return np.nan
-    return s / (ng * nf)
-
-
-@njit(cache=True)
-def detection_from_levels(g_lvl, f_lvl, flaggable_from, alpha):
-    """Detection at a fixed false-flag rate ``alpha``.
-
-    The threshold is the lowest score level whose "flag everything at or above"
-    flags at most ``alpha`` of the genuine weight (ties at the threshold are all
-    flagged); levels below ``flaggable_from`` (missing risks) are never flagged.
-    Returns (share of fake weight flagged, threshold level or -1 = flag nothing).
-    """
-    ng = 0.0
-    nf = 0.0
-    for lvl in range(g_lvl.size):
-        ng += g_lvl[lvl]
-        nf += f_lvl[lvl]
-    if ng <= 0.0 or nf <= 0.0:
-        return np.nan, -1
-    limit = alpha * ng * (1.0 + 1e-12) + 1e-12
-    cum_g = 0.0
-    cum_f = 0.0
-    best = 0.0
-    best_lvl = -1
-    for lvl in range(g_lvl.size - 1, flaggable_from - 1, -1):
-        cum_g += g_lvl[lvl]
-        cum_f += f_lvl[lvl]
-        if cum_g <= limit:
-            best = cum_f
-            best_lvl = lvl
-        else:
-            break
-    return best / nf, best_lvl
-
-
-@njit(cache=True)
 def auc_sorted(run_case, run_level, run_fake, run_w, counts):
-    """``auc_from_levels`` in one pass over the runs (sorted by level ascending),
+    """Weighted ROC AUC (ties half) in one pass over the runs (sorted by level ascending),
     with no per-level arrays: two threads sharing one physical core thrash the
     cache with 2 x n_levels buffers each, and this keeps the working set to the
     runs themselves, read in order."""
@@ -196,7 +133,7 @@ def auc_sorted(run_case, run_level, run_fake, run_w, counts):
 
 @njit(cache=True)
 def detection_sorted(run_case, run_level, run_fake, run_w, counts, ng, nf, flaggable_from, alpha):
-    """``detection_from_levels`` without building level sums: walks the runs
+    """Detection at a false-flag rate without building level sums: walks the runs
     (sorted by level ascending) from the top and stops at the first level that
     would flag more than ``alpha`` of the genuine weight, so a 1% false-flag
     rate touches only the top of the genuine scores. ``ng``/``nf`` are the total
