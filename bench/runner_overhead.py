@@ -75,8 +75,9 @@ async def warm_cache(suite: Path, cache: Path) -> float:
 # ---------------------------------------------------------------- part 1: null
 
 
-async def bare_null(units: int, concurrency: int, out: Path, request: CheckRequest) -> None:
-    target = NullTarget("null")
+async def bare_loop(units: int, concurrency: int, out: Path, target: str, call) -> None:
+    """The baseline every comparison uses: asyncio semaphore, one task per unit, ``await
+    call(i)`` for the verdict, one msgspec-encoded Outcome appended per unit (unbuffered)."""
     sem = asyncio.Semaphore(concurrency)
     enc = msgspec.json.Encoder()
     with open(out, "ab", buffering=0) as fh:
@@ -84,8 +85,8 @@ async def bare_null(units: int, concurrency: int, out: Path, request: CheckReque
         async def one(i: int) -> None:
             try:
                 t0 = time.monotonic()
-                v = await target.check(request)
-                fh.write(enc.encode(Outcome(run_id="bare", case_id=f"c{i % 1000:05d}", target="null",
+                v = await call(i)
+                fh.write(enc.encode(Outcome(run_id="bare", case_id=f"c{i % 1000:05d}", target=target,
                                             repetition=i // 1000, status="ok", attempts=1,
                                             latency_s=time.monotonic() - t0, verdict=v,
                                             finished_at=time.time())) + b"\n")
@@ -100,6 +101,11 @@ async def bare_null(units: int, concurrency: int, out: Path, request: CheckReque
             t.add_done_callback(tasks.discard)
         while tasks:
             await asyncio.gather(*list(tasks))
+
+
+async def bare_null(units: int, concurrency: int, out: Path, request: CheckRequest) -> None:
+    target = NullTarget("null")
+    await bare_loop(units, concurrency, out, "null", lambda i: target.check(request))
 
 
 def part_null(tmp: Path, units: int, concurrency: int, rounds: int) -> dict:
@@ -186,32 +192,14 @@ class BenchHttpTarget:
 async def bare_http(url: str, calls: int, concurrency: int, out: Path) -> None:
     import aiohttp
 
-    sem = asyncio.Semaphore(concurrency)
-    enc = msgspec.json.Encoder()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-        with open(out, "ab", buffering=0) as fh:
 
-            async def one(i: int) -> None:
-                try:
-                    t0 = time.monotonic()
-                    async with session.post(url, json={"case_id": f"c{i % 1000:05d}"}) as resp:
-                        payload = await resp.json()
-                    fh.write(enc.encode(Outcome(run_id="bare", case_id=f"c{i % 1000:05d}", target="http",
-                                                repetition=i // 1000, status="ok", attempts=1,
-                                                latency_s=time.monotonic() - t0,
-                                                verdict=Verdict(risk=payload["risk"]),
-                                                finished_at=time.time())) + b"\n")
-                finally:
-                    sem.release()
+        async def call(i: int) -> Verdict:
+            async with session.post(url, json={"case_id": f"c{i % 1000:05d}"}) as resp:
+                payload = await resp.json()
+            return Verdict(risk=payload["risk"])
 
-            tasks = set()
-            for i in range(calls):
-                await sem.acquire()
-                t = asyncio.create_task(one(i))
-                tasks.add(t)
-                t.add_done_callback(tasks.discard)
-            while tasks:
-                await asyncio.gather(*list(tasks))
+        await bare_loop(calls, concurrency, out, "http", call)
 
 
 def part_http(tmp: Path, calls: int, concurrency: int, rounds: int) -> dict:
