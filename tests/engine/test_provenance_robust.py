@@ -44,6 +44,14 @@ def test_truncated_jpeg_keeps_what_was_read(tmp_path):
     assert {"ai_generator_tag", "photo_before_purchase"} <= proofs  # EXIF is at the start
 
 
+def _jpeg_with_exif_tiff(tiff: bytes) -> bytes:
+    """A receipt JPEG whose first segment is an APP1 Exif block holding ``tiff`` as given."""
+    payload = b"Exif\x00\x00" + tiff
+    img, _ = receipt()
+    base = jpeg_bytes(img, 85)
+    return base[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + base[2:]
+
+
 def test_hostile_exif_counts_and_offsets(tmp_path):
     # TIFF with one IFD entry claiming 2^32-1 LONGs at an offset outside the block, one absurd entry count
     tiff = b"MM\x00*" + struct.pack(">I", 8)
@@ -52,21 +60,13 @@ def test_hostile_exif_counts_and_offsets(tmp_path):
     tiff += struct.pack(">HHII", 0x8769, 4, 1, 8)  # Exif IFD pointing back at IFD0 (a loop)
     tiff += struct.pack(">HHII", 0x0112, 3, 1, 0x00060000)
     tiff += struct.pack(">I", 8)  # next IFD = itself
-    payload = b"Exif\x00\x00" + tiff
-    img, _ = receipt()
-    base = jpeg_bytes(img, 85)
-    data = base[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + base[2:]
-    sigs = run(tmp_path, data, "image/jpeg")
+    sigs = run(tmp_path, _jpeg_with_exif_tiff(tiff), "image/jpeg")
     assert any(s.name == "file.unreadable_part" for s in sigs)
 
 
 def test_absurd_ifd_entry_count(tmp_path):
     tiff = b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", 65535) + b"\x00" * 30
-    payload = b"Exif\x00\x00" + tiff
-    img, _ = receipt()
-    base = jpeg_bytes(img, 85)
-    data = base[:2] + b"\xff\xe1" + struct.pack(">H", len(payload) + 2) + payload + base[2:]
-    sigs = run(tmp_path, data, "image/jpeg")
+    sigs = run(tmp_path, _jpeg_with_exif_tiff(tiff), "image/jpeg")
     assert any(s.name == "file.unreadable_part" for s in sigs)
 
 
