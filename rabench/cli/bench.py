@@ -9,7 +9,6 @@ could run by hand; this only strings them together and says what it skipped.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 import tomllib
@@ -52,13 +51,11 @@ def available_targets(config: dict, requested: list[str] | None) -> tuple[list[s
         if kind != "diy":
             run.append(target_id)
             continue
-        from rabench.targets.diy.config import BUILTIN
+        from rabench.targets.diy.config import api_key, provider_settings
 
-        table = {**BUILTIN.get(provider, {}), **config.get("providers", {}).get(provider, {})}
-        env = table.get("api_key_env")
-        needs_key = table.get("key_required", True)
-        if needs_key and env and not os.environ.get(env):
-            skipped.append(f"{target_id}: skipped, {env} is not set")
+        settings = provider_settings(provider, config)
+        if settings.key_required and settings.api_key_env and api_key(settings) is None:
+            skipped.append(f"{target_id}: skipped, {settings.api_key_env} is not set")
         else:
             run.append(target_id)
     return run, skipped
