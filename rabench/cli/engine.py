@@ -115,6 +115,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     c.add_argument("file", help="the receipt file")
     c.add_argument("--media-type", default=None, help="declared media type (default: sniffed from the bytes)")
-    c.add_argument("--today", default=None, metavar="YYYY-MM-DD", help="date for plausibility (default: today)")
+    c.add_argument("--today", default=None, metavar="YYYY-MM-DD", help="submission date for the time rules (receipt age, future date); default: none, so they do not fire")
     c.add_argument("--model", default=None, metavar="JSON", help="risk model (default: the shipped one)")
     c.set_defaults(func=_check)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Any, Literal
 
 import msgspec
@@ -11,6 +12,17 @@ from rabench.contracts.version import CONTRACTS_VERSION
 
 MediaType = Literal["image/jpeg", "image/png", "image/webp", "image/tiff", "application/pdf"]
 Transform = Literal["reencode", "crop", "reshoot"]
+
+
+def submission_date(value: str) -> _dt.date:
+    """The calendar date of an ISO 8601 submission time (``2024-05-01`` or ``2024-05-01T10:00:00Z``)."""
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return _dt.date.fromisoformat(text)
+        return _dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+    except ValueError:
+        raise ValueError(f"submitted_at {value!r} is not an ISO 8601 date or date-time") from None
 
 
 class Lineage(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -31,6 +43,13 @@ class Case(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     lineage: Lineage | None = None
     # Ids that must have been checked first (e.g. the receipt a hard negative looks like).
     after: list[str] = []
+    # When the receipt was submitted (ISO 8601 date or date-time). Time rules (receipt age,
+    # "future" dates) are measured from it; absent = those rules do not fire (DESIGN.md).
+    submitted_at: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.submitted_at is not None:
+            submission_date(self.submitted_at)  # ValueError -> a one-line validation error
 
     @property
     def is_base(self) -> bool:

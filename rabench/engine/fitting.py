@@ -112,7 +112,8 @@ async def run_suite(
             except PreparationError:
                 prep_path = None
             try:
-                result: Any = await pool.submit(analyse, str(lc.path), lc.case.media_type, prep_path, settings)
+                result: Any = await pool.submit(analyse, str(lc.path), lc.case.media_type, prep_path, settings,
+                                               lc.case.submitted_at)
             except UnreadableFile as exc:
                 result = exc
             except Exception as exc:  # an engine bug: record it, keep going

@@ -42,7 +42,9 @@ class UnreadableFile(Exception):
 
 
 class AnalysisSettings(msgspec.Struct, frozen=True):
-    today: str | None = None  # ISO date for plausibility; None = the real today
+    # ISO date standing in for the submission time of every file (``engine check --today``);
+    # None = each request's own ``submitted_at``; neither = time rules don't fire (never the wall clock)
+    today: str | None = None
     max_age_days: int = MAX_AGE_DAYS
     file_signals: bool = True  # provenance readers (other module)
     visual_signals: bool = True  # visual forensics (other module)
@@ -139,6 +141,7 @@ def analyse(
     media_type: str,
     prepared: str | None,
     settings: AnalysisSettings = AnalysisSettings(),
+    submitted_at: str | None = None,
 ) -> Analysis:
     """Read one receipt file end to end (runs inside a pool worker)."""
     timings: dict[str, float] = {}
@@ -199,7 +202,14 @@ def analyse(
     t = time.perf_counter()
     extraction = extract_fields(rows_from_ocr(lines))
     result = totals_add_up(extraction)
-    today = dt.date.fromisoformat(settings.today) if settings.today else None
+    if settings.today:
+        today: dt.date | None = dt.date.fromisoformat(settings.today)
+    elif submitted_at:
+        from rabench.contracts.case import submission_date
+
+        today = submission_date(submitted_at)
+    else:
+        today = None
     signals: list[Signal] = []
     if result.signal is not None:
         signals.append(result.signal)

@@ -79,13 +79,12 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
 
 
 def date_signals(ex: Extraction, *, today: dt.date | None = None, max_age_days: int = MAX_AGE_DAYS) -> list[Signal]:
-    if not ex.fields.date:
+    if not ex.fields.date or today is None:  # no submission time: no time rules (never the wall clock)
         return []
     try:
         printed = dt.date.fromisoformat(ex.fields.date)
     except ValueError:
         return []
-    today = today or dt.date.today()
     if printed > today + dt.timedelta(days=1):
         return [Signal(
             name="plausibility.date_future",

@@ -126,7 +126,8 @@ class SelfTarget:
         prepared = str(request.prepared) if request.prepared and Path(request.prepared).is_file() else None
         try:
             analysis: Analysis = await self._pool.submit(
-                analyse, str(request.original), request.media_type, prepared, self._settings
+                analyse, str(request.original), request.media_type, prepared, self._settings,
+                request.submitted_at,
             )
         except UnreadableFile as exc:
             raise TargetFailure("error", f"{Path(request.original).name}: {exc}") from None

@@ -135,6 +135,7 @@ class TargetRun:
                     prepared=prepared.path,
                     prepared_media_type=prepared.media_type,
                     repetition=rep,
+                    submitted_at=case.submitted_at,
                 )
                 result = await call_target(
                     self.target, request, self.gate,

@@ -33,6 +33,8 @@ class CheckRequest(msgspec.Struct, frozen=True):
     prepared: Path  # upright, <=3072 px, <=3.75 MB image every target gets
     prepared_media_type: str
     repetition: int = 0
+    # the case's submission time (ISO 8601), the "now" of time rules; None = no time rules
+    submitted_at: str | None = None
 
 
 class TransportFailure(Exception):

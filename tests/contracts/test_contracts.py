@@ -115,3 +115,17 @@ def test_schema_changes_only_with_a_version_bump():
         "contract schemas changed; bump CONTRACTS_VERSION if incompatible, else update "
         f"{SNAPSHOT.name} to {digest}"
     )
+
+
+def test_submitted_at_is_an_iso_time_or_a_one_line_error():
+    import msgspec
+    import pytest
+
+    from rabench.contracts import Case
+
+    base = {"id": "c1", "file": "a.jpg", "sha256": "0" * 64, "media_type": "image/jpeg",
+            "label": {"authenticity": {"verdict": "genuine"}}}
+    for ok in ("2024-05-01", "2024-05-01T10:00:00Z", "2024-05-01T10:00:00+08:00"):
+        assert msgspec.json.decode(msgspec.json.encode({**base, "submitted_at": ok}), type=Case).submitted_at == ok
+    with pytest.raises(msgspec.ValidationError, match="submitted_at '01/05/2024' is not an ISO 8601"):
+        msgspec.json.decode(msgspec.json.encode({**base, "submitted_at": "01/05/2024"}), type=Case)

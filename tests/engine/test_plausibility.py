@@ -63,3 +63,12 @@ def test_real_street_names_are_not_placeholders():
                    "8 Station Road"):
         text = f"Greenleaf Foods\n{street}\nLeeds LS1 4AB\nDate 02/05/2025\nTea    2.50\nTOTAL    £2.50"
         assert _signals(text) == [], street
+
+
+def test_time_rules_need_a_submission_time_never_the_wall_clock():
+    # a 2016 receipt: old against any recent clock, but with no submission time nothing is measured
+    ex = extract_fields(rows_from_text("Kedai Runcit\nDate 06/12/2016\nTea    2.50\nTOTAL    RM2.50"))
+    assert plausibility_signals(ex, today=None) == []
+    # submitted a week after the purchase: neither old nor in the future
+    assert plausibility_signals(ex, today=dt.date(2016, 12, 13)) == []
+    assert [s.name for s in plausibility_signals(ex, today=dt.date(2018, 12, 13))] == ["plausibility.receipt_age"]

@@ -108,7 +108,7 @@ def read(src: Path, opts: ImportOptions, out: Path | None = None) -> SourceRead:
     currency, cur_meta = currency_option(opts, DEFAULT_CURRENCY)
     image_dir, key_dir = find_layout(src)
     images = {p.stem: p for p in sorted(image_dir.iterdir()) if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES}
-    keys = {p.stem: p for p in sorted(key_dir.iterdir()) if p.is_file() and p.suffix.lower() == ".txt"}
+    keys = {p.stem: p for p in sorted(key_dir.iterdir()) if p.is_file() and p.suffix.lower() in (".txt", ".json")}
     if not images:
         raise UserError(f"{image_dir}: no SROIE images (*.jpg) here or in img/")
 
