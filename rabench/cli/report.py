@@ -10,6 +10,25 @@ import msgspec
 
 from rabench.errors import UserError
 
+REAL_TRACK = "real"  # REPORT_DIR/real/: the real track's scored rows (rabench bench --real)
+
+
+def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list, str]:
+    """REPORT_DIR/real/rows.json beside the main one: rewrite report.md with the synthetic |
+    real section too; return the real rows and suite name for the page."""
+    from rabench.score.output import decode
+    from rabench.score.report_md import render as render_md
+
+    docs = []
+    for path in (report_dir / "rows.json", real_path):
+        try:
+            docs.append(decode(path.read_bytes()))
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise UserError(f"{path}: not a rows.json file ({exc})") from None
+    main_doc, real_doc = docs
+    (report_dir / "report.md").write_text(render_md(main_doc, real_doc), encoding="utf-8")
+    return msgspec.to_builtins(real_doc.rows), real_doc.header.suite_name
+
 
 def build(report_dir: Path) -> Path:
     from rabench.report.html import render
@@ -22,13 +41,17 @@ def build(report_dir: Path) -> Path:
         rows, findings, header = doc["rows"], doc.get("findings", []), doc.get("header", {})
     except (msgspec.DecodeError, KeyError, TypeError) as exc:
         raise UserError(f"{rows_path}: not a rows.json file ({exc})") from None
+    real_path = report_dir / REAL_TRACK / "rows.json"
+    real_rows, real_suite = _with_real_track(report_dir, real_path) if real_path.is_file() else (None, "?")
     details_path = report_dir / "details.json"
     details = msgspec.json.decode(details_path.read_bytes()) if details_path.is_file() else {}
     runs = ", ".join(r.get("run_id", "?") for r in header.get("runs", []))
     title = (f"{header.get('spec', 'RA-Bench')} · suite {header.get('suite_name', '?')} · runs {runs} · "
              f"scorer {header.get('scorer_version', '?')}")
+    meta = {"title": title, "synthetic_suite": header.get("suite_name", "?"),
+            "real_suite": real_suite}
     out = report_dir / "report.html"
-    out.write_text(render(rows, findings, details, {"title": title}), encoding="utf-8")
+    out.write_text(render(rows, findings, details, meta, real_rows), encoding="utf-8")
     return out
 
 
@@ -47,7 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "REPORT_DIR/report.html: headline tables per task with 95%% intervals as error bars, "
             "findings per baseline, strata tables, ROC curves, a reliability diagram, the cost "
             "sweep, latency distributions and the worst misses with their receipts. The page has "
-            "no scripts and loads nothing from the network."
+            "no scripts and loads nothing from the network. When REPORT_DIR/real/rows.json exists "
+            "(the real track of `rabench bench --real`), the page and report.md open with every "
+            "headline row of both tracks side by side and where they disagree."
         ),
     )
     p.add_argument("report_dir", metavar="REPORT_DIR", help="folder with rows.json, e.g. reports/X")

@@ -1,6 +1,7 @@
 """report.html: one self-contained page (inline CSS and SVG, no scripts, no network).
 
-Sections: headline per task (table + interval chart), findings per baseline,
+Sections: synthetic vs real (when there is a real track, ``report/tracks.py``),
+headline per task (table + interval chart), findings per baseline,
 ROC curves, reliability diagram, cost sweep, latency, strata tables, and a
 drill-down of the worst misses. Input is what the scorer wrote: ``rows.json``
 and ``details.json`` (see docs/methodology.md for their shapes).
@@ -13,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rabench.report import charts
+from rabench.report import charts, tracks
 
 TASK_ORDER = ["extraction", "checks", "authenticity", "duplicates", "decisions", "evidence", "operations"]
 RATE_TASKS = {"extraction", "checks", "authenticity", "duplicates", "evidence"}
@@ -180,11 +181,17 @@ def _cost_sweep(grouped, targets: Sequence[str]) -> str:
 
 
 def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]],
-           details: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
+           details: Mapping[str, Any], meta: Mapping[str, Any],
+           real_rows: Sequence[Mapping[str, Any]] | None = None) -> str:
+    """The page; with ``real_rows`` (the real track's rows) it opens with synthetic | real."""
     grouped = _group(rows)
     targets = list(dict.fromkeys(r["target"] for r in rows))
     tasks = [t for t in TASK_ORDER if t in grouped] + [t for t in grouped if t not in TASK_ORDER]
     parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>"]
+    if real_rows is not None:
+        parts.append(tracks.section(rows, real_rows, meta))
+        parts.append("<h2>Synthetic track</h2><p class='meta'>Everything below is the synthetic "
+                     "suite; the real track's own page is real/report.html.</p>")
     parts.append("<h2>Headline (stratum “all”)</h2>")
     for task in tasks:
         metrics = grouped[task].get("all", {})
@@ -217,4 +224,4 @@ def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, An
     body = "".join(parts)
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width,initial-scale=1'>"
-            f"<title>RA-Bench report</title><style>{CSS}</style></head><body><main>{body}</main></body></html>")
+            f"<title>RA-Bench report</title><style>{CSS}{tracks.CSS if real_rows is not None else ''}</style></head><body><main>{body}</main></body></html>")

@@ -8,7 +8,8 @@ can then work on plain arrays indexed by case.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 import msgspec
@@ -32,6 +33,9 @@ class CaseTable:
     is_fake: np.ndarray
     has_after: np.ndarray  # base case that must run after a look-alike: a hard negative
     adds_up: np.ndarray  # int8: -1 not labelled, 0 doesn't add up, 1 adds up
+    # Tags every case has unless it carries the dimension itself: the suite's domain
+    # (``suite_domain``), so a generated or imported suite has its domain stratum.
+    implied_tags: dict[str, str] = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -75,6 +79,23 @@ def read_manifest(run_dir: Path) -> RunManifest:
         raise UserError(f"{path}: not a valid run manifest: {str(exc).replace('`', '')}") from None
 
 
+def suite_domain(meta: dict[str, Any]) -> str | None:
+    """``real`` or ``synthetic`` from a suite header's meta, for cases without a ``domain`` tag.
+
+    Generated suites record their ``generator``, imported ones their ``importer``;
+    a forged suite records the suite it was made from (``source_domain``, or the
+    source header's meta under ``source``). Anything else: unknown (no stratum).
+    """
+    if isinstance(meta.get("source_domain"), str):
+        return meta["source_domain"]
+    if "generator" in meta:
+        return "synthetic"
+    if "importer" in meta:
+        return "real"
+    source = meta.get("source")
+    return suite_domain(source) if isinstance(source, dict) else None
+
+
 def load_cases(suite_dir: str) -> tuple[CaseTable, str, str]:
     reader = open_suite(suite_dir)
     cases = [lc.case for lc in reader]
@@ -95,6 +116,9 @@ def load_cases(suite_dir: str) -> tuple[CaseTable, str, str]:
             dtype=np.int8,
         ),
     )
+    domain = suite_domain(reader.header.meta)
+    if domain is not None:
+        table.implied_tags["domain"] = domain
     return table, reader.header.name, reader.manifest_sha256
 
 

@@ -1,5 +1,6 @@
 """report.md: the rows a person reads first — headline tables per task, the
-findings, then every stratum row — rendered from rows.json alone."""
+findings, then every stratum row — rendered from rows.json alone; with a real
+track (``rabench bench --real``), first the synthetic | real comparison."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections import defaultdict
 from rabench.contracts import Row
 from rabench.score.metrics import ORDER, TASKS
 from rabench.score.output import RowsFile
+from rabench.score.tracks import figure, gap_text, pair_tracks, summary
 
 
 def fmt(x: float | None) -> str:
@@ -31,7 +33,36 @@ def cell(r: Row | None) -> str:
     return f"{text} (n={r.n})"
 
 
-def render(doc: RowsFile) -> str:
+MARKS = {"worse": "**worse on real**", "better": "**better on real**"}
+
+
+def tracks_section(synthetic: RowsFile, real: RowsFile) -> list[str]:
+    """Every headline row of both tracks side by side, the gap, and the disagreements in words."""
+    pairs = pair_tracks(synthetic.rows, real.rows)
+    h = real.header
+    lines = [
+        "## Synthetic vs real receipts", "",
+        f"Synthetic: suite {synthetic.header.suite_name} (manifest `{synthetic.header.suite_manifest_sha256[:12]}`). "
+        f"Real: suite {h.suite_name} (manifest `{h.suite_manifest_sha256[:12]}`), runs "
+        + ", ".join(f"`{r.run_id}`" for r in h.runs) + " (its full report: real/report.md).",
+        "",
+        "Gap = real − synthetic. A row is marked when the two 95% intervals don't overlap "
+        "(latency and cost: at least 1.2x apart), never on fewer than 10 cases or calls on a side "
+        "(docs/methodology.md, \"Synthetic vs real\").",
+        "",
+        *[f"- {line}" for _, line in summary(pairs)],
+        "",
+        "| target | task | metric | synthetic | real | gap | |", "|---|---|---|---|---|---|---|",
+    ]
+    for p in pairs:
+        mark = MARKS.get(p.mark, p.reason)
+        lines.append(f"| {p.target} | {p.task} | {p.metric} | {figure(p.synthetic)} | {figure(p.real)} "
+                     f"| {gap_text(p)} | {mark} |")
+    lines.append("")
+    return lines
+
+
+def render(doc: RowsFile, real: RowsFile | None = None) -> str:
     h = doc.header
     targets = [t.id for t in h.targets]
     lines = [
@@ -47,6 +78,9 @@ def render(doc: RowsFile) -> str:
         "Definitions: docs/methodology.md.",
         "",
     ]
+    if real is not None:
+        lines += tracks_section(doc, real)
+        lines += ["# Synthetic track", ""]
     by_key: dict[tuple[str, str, str, str], Row] = {
         (r.task, r.metric, r.stratum, r.target): r for r in doc.rows
     }

@@ -27,11 +27,16 @@ class AuthStratum:
 
 
 def tag_masks(cases: CaseTable) -> dict[str, np.ndarray]:
-    """``dimension=value`` -> mask over every case, names sorted."""
+    """``dimension=value`` -> mask over every case, names sorted; a case without a
+    dimension the suite implies (its ``domain``) counts under the suite's value."""
     names: dict[str, list[int]] = {}
+    implied = cases.implied_tags
     for i, case in enumerate(cases.cases):
         for dim, value in case.tags.items():
             names.setdefault(f"{dim}={value}", []).append(i)
+        for dim, value in implied.items():
+            if dim not in case.tags:
+                names.setdefault(f"{dim}={value}", []).append(i)
     out: dict[str, np.ndarray] = {}
     for name in sorted(names):
         mask = np.zeros(cases.n, dtype=bool)
