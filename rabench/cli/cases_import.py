@@ -34,9 +34,13 @@ def _run(args: argparse.Namespace) -> int:
     for line in report.warnings:
         print(f"warning: {line}", file=sys.stderr)
     for line in report.skipped:
-        print(line, file=sys.stderr)
+        print(f"skipped: {line}", file=sys.stderr)
+    if report.skipped:
+        print(f"skipped {len(report.skipped)} bad row(s), each listed above with its reason", file=sys.stderr)
     skipped = f"; skipped {len(report.skipped)} bad row(s)" if report.skipped else ""
     print(f"{report.out}: imported {report.imported} receipts ({args.format}){skipped}")
+    for line in report.left_out:
+        print(line)
     return 0
 
 

@@ -186,6 +186,7 @@ def test_cli_prints_one_line_per_bad_row_and_exits_2(tmp_path, capsys):
     cap = capsys.readouterr()
     assert 'labels.csv:3: receipt b.jpg: total "nope" is not an amount' in cap.err
     assert "imported 1 receipts" in cap.out and "skipped 1 bad row(s)" in cap.out
+    assert cap.err.strip().splitlines()[-1] == "skipped 1 bad row(s), each listed above with its reason"
     assert main(["cases", "validate", str(out)]) == 0
 
 

@@ -59,6 +59,11 @@ class SourceRead:
     bad: list[BadRow]
     warnings: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)  # format options, recorded in the header
+    # Fields the source labels but the import deliberately leaves out: field -> reason -> names.
+    left_out: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def leave_out(self, field_name: str, reason: str, name: str) -> None:
+        self.left_out.setdefault(field_name, {}).setdefault(reason, []).append(name)
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,7 @@ class ImportReport:
     imported: int
     skipped: list[str]  # bad-row lines (only with --skip-bad)
     warnings: list[str]
+    left_out: list[str] = field(default_factory=list)  # "12 dates left unlabelled: day/month order ambiguous"
 
 
 class BadRows(ProblemsFound):
@@ -196,6 +202,13 @@ def write_import(
     if not drafts:
         raise UserError(f"{src}: no receipts to import" + (f" ({len(lines)} bad row(s) skipped)" if lines else ""))
 
+    imported = {d.name for d in drafts}
+    left_out = {
+        f: {why: sorted(ids[n] for n in names if n in imported) for why, names in reasons.items()}
+        for f, reasons in sorted(read.left_out.items())
+    }
+    left_out = {f: {why: c for why, c in r.items() if c} for f, r in left_out.items()}
+    left_out = {f: r for f, r in left_out.items() if r}
     header = SuiteHeader(
         suite="receipt",
         name=opts.name or f"import/{fmt}/{src.name}",
@@ -211,6 +224,7 @@ def write_import(
                 **read.options,
             },
             "skipped_bad_rows": len(lines),
+            **({"left_out": left_out} if left_out else {}),
         },
     )
     with StagedSuite(out, header) as suite:
@@ -232,4 +246,9 @@ def write_import(
                 )
             )
         count = suite.count
-    return ImportReport(out=out, imported=count, skipped=lines if opts.skip_bad else [], warnings=read.warnings)
+    notes = [
+        f"{len(c)} {f}{'' if len(c) == 1 else 's'} left unlabelled: {why} (case ids in the header's meta.left_out)"
+        for f, reasons in left_out.items() for why, c in reasons.items()
+    ]
+    return ImportReport(out=out, imported=count, skipped=lines if opts.skip_bad else [],
+                        warnings=read.warnings, left_out=notes)

@@ -1,10 +1,10 @@
 """Printed values -> label values: amounts, dates, currency codes, ids.
 
-Each source prints amounts and dates its own way (SROIE: ``RM 9.00`` and
-day-first Malaysian dates; CORD: Indonesian ``25,000`` / ``25.000`` with no
-decimals). The rules live here, one function per rule, so that docs/cases.md can
-state them exactly and a value that fits no rule is rejected (a bad row), never
-guessed.
+Each source prints amounts its own way (SROIE: ``RM 9.00``, ``$6.60``; CORD:
+Indonesian ``25,000`` / ``25.000`` with no decimals). The rules live here, one
+function per rule, so that docs/cases.md can state them exactly and a value that
+fits no rule is rejected (a bad row), never guessed. Printed dates have their
+own module (``dates``): they can be ambiguous, which amounts cannot.
 """
 
 from __future__ import annotations
@@ -43,13 +43,16 @@ _PLAIN = re.compile(r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?")
 def parse_plain_amount(text: str, *, prefixes: tuple[str, ...] = ()) -> float:
     """``12.30``, ``1,234.50``, ``-3`` -> float: dot decimal, commas only as thousands separators.
 
-    ``prefixes`` are currency markers allowed before the number (SROIE: ``RM``);
-    anything else (``12,3x``, ``12,30``) is not an amount.
+    ``prefixes`` are currency markers allowed before the number (SROIE: ``RM``,
+    ``MYR``, ``$``); they say nothing about the currency label. Anything else
+    (``12,3x``, ``12,30``, ``9.00 RM``) is not an amount.
     """
     s, negative = _sign(text)
     for prefix in prefixes:
         if s.upper().startswith(prefix.upper()):
             s = s[len(prefix):].strip()
+            if not negative:
+                s, negative = _sign(s)  # "RM -3.00"
             break
     m = _PLAIN.fullmatch(s)
     if not m:
@@ -92,68 +95,6 @@ def parse_idr_amount(text: str, *, allow_at: bool = False) -> float:
     if m["frac"]:
         body += f".{m['frac']}"
     return _finite(text, body, negative)
-
-
-_MONTHS = {
-    # English and Malay (SROIE receipts print both): MAC = March, MEI = May, OGOS = August,
-    # OKT = October, DIS = December.
-    "jan": 1, "january": 1, "januari": 1,
-    "feb": 2, "february": 2, "februari": 2,
-    "mar": 3, "march": 3, "mac": 3,
-    "apr": 4, "april": 4,
-    "may": 5, "mei": 5,
-    "jun": 6, "june": 6,
-    "jul": 7, "july": 7, "julai": 7,
-    "aug": 8, "august": 8, "ogo": 8, "ogos": 8,
-    "sep": 9, "sept": 9, "september": 9,
-    "oct": 10, "october": 10, "okt": 10, "oktober": 10,
-    "nov": 11, "november": 11,
-    "dec": 12, "december": 12, "dis": 12, "disember": 12,
-}
-_SEP = r"[\s/.\-]+"
-_DMY = re.compile(rf"(\d{{1,2}})([/.\-]|\s+)(\d{{1,2}})\2(\d{{4}}|\d{{2}})")
-_YMD = re.compile(r"(\d{4})([/.\-])(\d{1,2})\2(\d{1,2})")
-_D_MON_Y = re.compile(rf"(\d{{1,2}})(?:{_SEP})?([A-Za-z]{{3,9}})\.?(?:{_SEP}|,\s*)?(\d{{4}}|\d{{2}})")
-_MON_D_Y = re.compile(rf"([A-Za-z]{{3,9}})\.?(?:{_SEP})?(\d{{1,2}})(?:,\s*|{_SEP})(\d{{4}})")
-
-
-def _year(text: str, y: str) -> int:
-    return 2000 + int(y) if len(y) == 2 else int(y)
-
-
-def _make_date(text: str, y: int, m: int, d: int) -> str:
-    try:
-        return date(y, m, d).isoformat()
-    except ValueError:
-        raise ValueProblem(f'"{text}" is not a valid day-first date') from None
-
-
-def _month(text: str, name: str) -> int:
-    month = _MONTHS.get(name.lower())
-    if month is None:
-        raise ValueProblem(f'"{text}" is not a date (unknown month "{name}")')
-    return month
-
-
-def parse_day_first_date(text: str) -> str:
-    """A date printed day-first (Malaysia) -> ISO ``YYYY-MM-DD``.
-
-    Accepted: ``25/12/2018``, ``25-12-18``, ``25.12.2018``, ``25 12 2018``
-    (day, month, year; two-digit years are 20xx), ``25 DEC 2018``,
-    ``25-Dec-18``, ``DEC 25, 2018``, and year-first ``2018-12-25`` /
-    ``2018/12/25``. A day-first reading that is not a real date
-    (``12/25/2018``) is rejected, never flipped.
-    """
-    s = " ".join(text.split())
-    if m := _DMY.fullmatch(s):
-        return _make_date(text, _year(text, m[4]), int(m[3]), int(m[1]))
-    if m := _YMD.fullmatch(s):
-        return _make_date(text, int(m[1]), int(m[3]), int(m[4]))
-    if m := _D_MON_Y.fullmatch(s):
-        return _make_date(text, _year(text, m[3]), _month(text, m[2]), int(m[1]))
-    if m := _MON_D_Y.fullmatch(s):
-        return _make_date(text, int(m[3]), _month(text, m[1]), int(m[2]))
-    raise ValueProblem(f'"{text}" is not a day-first date')
 
 
 def parse_iso_date(text: str) -> str:
