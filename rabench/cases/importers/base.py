@@ -21,7 +21,7 @@ from rabench.cases.importers.writer import StagedSuite, check_out_dir
 from rabench.contracts import Case, Label, Lineage, ReceiptLabel, SuiteHeader
 from rabench.errors import ProblemsFound, UserError
 
-IMPORTER_VERSION = 1
+IMPORTER_VERSION = 2  # 2: SROIE dates read both day/month orders (ambiguous ones left out), `$` totals
 
 
 @dataclass(frozen=True)
