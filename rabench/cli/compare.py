@@ -1,8 +1,11 @@
-"""``rabench compare runs/A runs/B``: which rows of the same target moved beyond their intervals."""
+"""``rabench compare runs/A runs/B``: which rows of the same target moved beyond their intervals;
+with ``--domains``, where a target's synthetic and real figures disagree."""
 
 from __future__ import annotations
 
 import argparse
+
+from rabench.errors import UserError
 
 
 def _fmt(row) -> str:
@@ -12,9 +15,28 @@ def _fmt(row) -> str:
     return f"{row.value:.4g}{ci} n={row.n}"
 
 
+def _domains(args: argparse.Namespace) -> int:
+    from rabench.score.compare import compare_domains
+    from rabench.score.tracks import figure, gap_text, summary
+
+    pairs = compare_domains([args.run_a] + ([args.run_b] if args.run_b else []))
+    for _, line in summary(pairs):
+        print(line)
+    print()
+    for p in pairs:
+        mark = {"worse": "worse on real", "better": "better on real"}.get(p.mark, p.reason)
+        print(f"{p.target}  {p.task}/{p.metric}: synthetic {figure(p.synthetic)} | real {figure(p.real)}"
+              f"{'  gap ' + gap_text(p) if p.gap is not None else ''}  ({mark})")
+    return 1 if args.fail_on_worse and any(p.mark == "worse" for p in pairs) else 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from rabench.score.compare import compare_runs
 
+    if args.domains:
+        return _domains(args)
+    if not args.run_b:
+        raise UserError("give two runs to compare (or one run with --domains)")
     moved, compared = compare_runs(args.run_a, args.run_b, strata=args.strata)
     print(f"{compared} rows compared, {len(moved)} moved beyond their intervals "
           f"({sum(m.direction == 'better' for m in moved)} better, "
@@ -33,11 +55,19 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Score RUN_A and RUN_B (runs of one suite) and list, for every target in both, the "
             "headline rows whose value moved beyond what the intervals allow: the 95%% intervals "
             "don't overlap (latency and cost: at least 1.2x apart), never on fewer than 10 cases "
-            "or calls. Use it to compare engine versions or prompt versions."
+            "or calls. Use it to compare engine versions or prompt versions. With --domains, compare "
+            "synthetic with real receipts instead, by the same rule: the domain=synthetic and "
+            "domain=real strata of one combined run, or of two runs of different suites (e.g. "
+            "runs/ID-self and runs/ID-real-self of `rabench bench --real`); a case without a "
+            "domain tag takes its suite's (generated: synthetic, imported: real)."
         ),
     )
     p.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (runs/ID)")
-    p.add_argument("run_b", metavar="RUN_B", help="the later run folder (runs/ID)")
-    p.add_argument("--strata", action="store_true", help="compare every stratum, not only 'all'")
-    p.add_argument("--fail-on-worse", action="store_true", help="exit 1 if any row got worse (for CI gates)")
+    p.add_argument("run_b", metavar="RUN_B", nargs="?", help="the later run folder (runs/ID)")
+    p.add_argument("--strata", action="store_true",
+                   help="compare every stratum (e.g. domain=real), not only 'all'")
+    p.add_argument("--domains", action="store_true",
+                   help="synthetic vs real per target, from the runs' domain strata")
+    p.add_argument("--fail-on-worse", action="store_true",
+                   help="exit 1 if any row got worse (with --domains: is worse on real) (for CI gates)")
     p.set_defaults(func=_run)

@@ -31,7 +31,7 @@ def _e(value: Any) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "–" if x is None else f"{x:.3f}" if abs(x) < 100 else f"{x:,.0f}"
+    return "–" if x is None else f"{x:.3f}" if abs(x) < 100 else f"{x:,.0f}"  # 1e-18 -> 0.000
 
 
 def _cells(row: Row | None) -> str:

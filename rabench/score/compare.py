@@ -1,9 +1,13 @@
-"""Compare the same target across two runs (e.g. two engine versions).
+"""Compare the same target across two runs (e.g. two engine versions), or across domains.
 
 A row "moved" when run B's value differs from run A's beyond what the
 intervals allow: the same rule as the findings (95% intervals don't overlap;
 1.2x for rows without an interval; never on fewer than 10 cases or calls), so
 a reader sees only changes the data can carry.
+
+``compare_domains`` puts the synthetic and real figures of each target side by
+side with the same rule, from the ``domain=<d>`` strata of one combined run or of
+two runs of different suites (e.g. the two tracks of ``rabench bench --real``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from rabench.contracts import Row
 from rabench.errors import UserError
 from rabench.score.findings import compare as compare_rows
 from rabench.score.scorer import score_runs
+from rabench.score.tracks import REAL, SYNTHETIC, Pair, domain_rows, domains_in, pair_tracks
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,3 +56,34 @@ def compare_runs(run_a: str, run_b: str, *, strata: bool = False) -> tuple[list[
             moved.append(Moved(row.target, row.task, row.metric, row.stratum, old, row,
                                "better" if result == "win" else "worse", reason))
     return moved, compared
+
+
+def compare_domains(run_dirs: list[str]) -> list[Pair]:
+    """Synthetic against real, per target and headline metric, from the runs' domain strata.
+
+    Each run is scored on its own (the runs may use different suites); a run holds
+    rows for each domain among its cases (its ``domain=<d>`` strata, cases without
+    a tag taking their suite's domain).
+    """
+    tracks: dict[str, list[Row]] = {SYNTHETIC: [], REAL: []}
+    source: dict[tuple[str, str, str, str], str] = {}
+    found: dict[str, list[str]] = {}
+    for run in run_dirs:
+        rows = score_runs([run]).rows
+        for domain in sorted(domains_in(rows)):
+            found.setdefault(run, []).append(domain)
+            if domain not in tracks:
+                continue
+            for row in domain_rows(rows, domain):
+                key = (domain, row.target, row.task, row.metric)
+                if key in source:
+                    raise UserError(f"target {row.target} has {domain} rows in both {source[key]} and {run}; "
+                                    "compare one run per domain")
+                source[key] = run
+                tracks[domain].append(row)
+    missing = [d for d in (SYNTHETIC, REAL) if not tracks[d]]
+    if missing:
+        seen = "; ".join(f"{r}: {', '.join(d)}" for r, d in found.items()) or "no domain stratum at all"
+        raise UserError(f"no {' or '.join(missing)} cases (at least 10) in {', '.join(run_dirs)} "
+                        f"(domains found: {seen}); tag cases domain=real|synthetic")
+    return pair_tracks(tracks[SYNTHETIC], tracks[REAL])

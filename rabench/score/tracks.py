@@ -9,7 +9,9 @@ docs/methodology.md "Synthetic vs real"): the two 95% intervals don't overlap
 either side rests on fewer than 10 cases or calls. The two tracks are different
 receipts (independent samples), so non-overlap is a conservative test of the
 difference; with ~30 headline rows per target a looser 5% test per row would
-mark one or two rows by chance in every report.
+mark one or two rows by chance in every report. Expected cost (a ratio metric
+over cases, without an interval) is not marked: it follows the false-flag and
+detection rows, which are.
 
 A "track" here is a list of rows: the headline rows (stratum ``all``) of a suite
 of one domain, or the ``domain=<d>`` stratum rows of a combined suite
@@ -71,6 +73,10 @@ def _decide(syn: Row | None, real: Row | None) -> tuple[Mark, str, bool]:
     if syn.value is None or real.value is None:
         return "none", "no value on one side", False
     meta = BY_KEY[(real.task, real.metric)]
+    if meta.compare == "ratio" and meta.unit != "calls":
+        # Expected cost has no interval of its own and follows the false-flag and detection
+        # rates, whose intervals decide; a 1.2x ratio of it is not evidence of a difference.
+        return "none", "no interval (see the false-flag and detection rows)", False
     decidable = (meta.compare != "none" and min(syn.n, real.n) >= MIN_STRATUM
                  and (meta.compare == "ratio" or None not in (syn.lo, syn.hi, real.lo, real.hi)))
     result, reason = compare(real, syn)
@@ -116,6 +122,8 @@ def label(task: str, metric: str) -> str:
 def _num(x: float | None) -> str:
     if x is None:
         return "–"
+    if abs(x) < 1e-9:  # a Wilson bound of 0 successes comes out as 1e-18, not 0
+        x = 0.0
     if abs(x) >= 100:
         return f"{x:,.0f}"
     if abs(x) >= 1:

@@ -122,3 +122,12 @@ def test_a_suite_without_domain_tags_takes_its_domain_from_where_it_came_from(tm
                      "domain=synthetic": [False, True]}
     unknown, _, _ = load_cases(_suite(tmp_path / "u", {}, [{}]))
     assert tag_masks(unknown) == {}
+
+
+def test_expected_cost_is_never_marked_on_its_ratio_alone():
+    def cost(v: float) -> Row:
+        return Row(task="decisions", metric="expected_cost_per_1000_at_risk_0.5", stratum="all",
+                   target="self", value=v, n=300)
+
+    pair = pair_tracks([cost(2540.0)], [cost(1722.0)])[0]
+    assert pair.mark == "none" and not pair.compared and "false-flag" in pair.reason
