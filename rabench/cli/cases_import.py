@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "folder = images/PDFs plus labels.csv or labels.jsonl keyed by file name (columns: "
             + ", ".join(COLUMNS)
             + "; empty cell = not covered, null = not shown); sroie = ICDAR 2019 SROIE task 3 "
-            "(img/ + entities/ or key/ JSON key files; currency MYR assumed); cord = CORD v2 "
+            "(keys beside the images, or img/ + entities/ or key/ with .txt or .json keys; "
+            "currency MYR assumed; a date whose day/month order is ambiguous is left out and "
+            "counted); cord = CORD v2 "
             "(json/ + image/, or a JSONL with file_name + ground_truth; currency IDR assumed). "
             "Receipts are genuine unless labelled otherwise; fields the source does not label are "
             "left out, never guessed. Every bad row is printed as one line and the import writes "

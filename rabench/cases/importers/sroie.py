@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,14 +124,21 @@ class KeyProblem(Exception):
         self.where = where
 
 
-def _read_keys(files: list[Path], rel: Any) -> tuple[str, dict[str, Any]]:
+def _bytes(path: Path, rel: Callable[[Path], str]) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise KeyProblem(rel(path), f"cannot read the key file ({exc.strerror or exc})") from None
+
+
+def _read_keys(files: list[Path], rel: Callable[[Path], str]) -> tuple[str, dict[str, Any]]:
     """(where, key object) for one receipt's key files (``X.json`` and/or ``X.txt``).
 
     Box files among them are not keys and are set aside. Two key files are both
     read: the same values in both -> that object; different values -> KeyProblem
     naming the first difference (never a guess at which file is right).
     """
-    raws = [(f, f.read_bytes()) for f in files]
+    raws = [(f, _bytes(f, rel)) for f in files]
     keys = [(f, raw) for f, raw in raws if not is_box_file(raw)]
     if not keys:
         raise KeyProblem(rel(files[0]), f"key file {BOX_PROBLEM}")
@@ -160,6 +168,14 @@ def _listing(folder: Path, suffixes: tuple[str, ...]) -> dict[str, list[Path]]:
     return out
 
 
+def _is_box_path(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return is_box_file(fh.read(256))
+    except OSError:
+        return False  # reported as that receipt's bad row
+
+
 def _layout_problem(image_dir: Path, key_dir: Path, keys: dict[str, list[Path]]) -> str | None:
     """One line when the key folder holds no key at all (instead of one bad row per image)."""
     if not keys:
@@ -171,7 +187,7 @@ def _layout_problem(image_dir: Path, key_dir: Path, keys: dict[str, list[Path]])
         csvs = sum(1 for p in key_dir.iterdir() if p.suffix.lower() in BOX_SUFFIXES)
         hint = f"; its {csvs} .csv file(s) are task-1 box lines, not keys" if csvs else ""
         return f"{key_dir}: no key files (*.json or *.txt){hint}"
-    if all(is_box_file(f.read_bytes()) for files in keys.values() for f in files):
+    if all(_is_box_path(f) for files in keys.values() for f in files):
         return (f"{key_dir}: every *.txt/*.json file here is a task-1 box file (x1,y1,...,text), not a "
                 "task-3 key file; point SRC at the folder whose entities/ or key/ holds the JSON keys")
     return None
