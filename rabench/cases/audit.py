@@ -160,6 +160,14 @@ def _signal_auc(signal: str, fake: list[dict], genuine: list[dict]) -> tuple[flo
     return oriented(auc_ties_half(np.array(fv, float), np.array(gv, float))), len(fv), len(gv), ""
 
 
+def signal_auc(signal: str, positive: list[dict], negative: list[dict]) -> tuple[float | None, int, int, str]:
+    """Oriented AUC of one signal alone between two groups of signal dicts: (auc, n_pos, n_neg, worst category).
+
+    The audit's own comparison, public for other two-group checks (``rabench cases shift``).
+    """
+    return _signal_auc(signal, positive, negative)
+
+
 def audit_records(records: Iterable[tuple[dict[str, str], bool, dict[str, object]]]) -> AuditResult:
     """``records``: (tags, is_fake, signals) for each base case."""
     recs = list(records)

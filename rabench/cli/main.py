@@ -23,6 +23,7 @@ COMMANDS = [
     "cases_validate",
     "cases_generate",
     "cases_audit",
+    "cases_shift",
     "cases_import",
     "cases_derive",
     "run",
