@@ -11,7 +11,8 @@ The check is deliberately plain: the audit's per-file signals (``audit.file_sign
 the font tag left out because imported suites have none), numeric ones standardised
 (byte size and pixel count on a log scale), a missing value imputed at the mean with
 a missing-indicator column, categorical ones one-hot; an L2 logistic regression
-(``engine.risk.fit_logistic``, numpy Newton steps); stratified k-fold
+(numpy Newton steps, as ``engine.risk`` fits its model; kept here so the
+cases tools do not depend on the engine); stratified k-fold
 cross-validation so every case is scored by a model that never saw it; the AUC of
 those out-of-fold scores with a stratified bootstrap percentile interval. The
 interval resamples cases over fixed out-of-fold scores, so it leaves out the
@@ -35,7 +36,6 @@ import numpy as np
 
 from rabench.cases.audit import auc_ties_half, file_signals, signal_auc
 from rabench.cases.manifest import open_suite
-from rabench.engine.risk import fit_logistic
 from rabench.errors import UserError
 
 NUMERIC = ("byte_size", "pixels", "jpeg_quality", "luma_mean", "luma_std", "saturation_mean")
@@ -68,11 +68,16 @@ class ShiftResult:
     weights: dict[str, float] = field(default_factory=dict)  # standardised coefficients (B is 1)
 
 
-def suite_signals(root: Path, *, genuine_only: bool = False) -> list[Signals]:
-    """The audit's file signals of every base case (not duplicates) of the suite at ``root``."""
+def suite_signals(root: Path, *, genuine_only: bool = False, where: dict[str, str] | None = None) -> list[Signals]:
+    """The audit's file signals of every base case (not duplicates) of the suite at ``root``.
+
+    ``where``: keep only cases carrying every one of these tag values (e.g. ``{"capture": "scan"}``).
+    """
     out: list[Signals] = []
     for lc in open_suite(root):
         if lc.case.lineage is not None or (genuine_only and lc.case.label.is_fake):
+            continue
+        if where and any(lc.case.tags.get(k) != v for k, v in where.items()):
             continue
         out.append(file_signals(lc.read_bytes(), lc.case.media_type))
     return out
@@ -110,6 +115,24 @@ def design(records: list[Signals]) -> tuple[np.ndarray, list[str]]:
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iters: int = 100) -> tuple[np.ndarray, float]:
+    """L2-penalised logistic regression by Newton's method (intercept not penalised)."""
+    n, d = x.shape
+    xa = np.hstack([x, np.ones((n, 1))])
+    w = np.zeros(d + 1)
+    penalty = np.full(d + 1, l2)
+    penalty[-1] = 0.0
+    for _ in range(iters):
+        p = _sigmoid(xa @ w)
+        grad = xa.T @ (p - y) + penalty * w
+        hess = (xa * (p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return w[:-1], float(w[-1])
 
 
 def out_of_fold(x: np.ndarray, y: np.ndarray, *, folds: int, seed: int, l2: float = 1.0) -> np.ndarray:

@@ -9,13 +9,24 @@ from rabench.cases.shift import describe, shift, suite_signals
 from rabench.errors import UserError
 
 
+def _where(items: list[str], flag: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise UserError(f"{flag} {item!r}: expected TAG=VALUE, e.g. capture=scan")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.folds < 2:
         raise UserError("--folds must be at least 2")
     if args.bootstrap < 100:
         raise UserError("--bootstrap must be at least 100")
-    a = suite_signals(Path(args.suite_a), genuine_only=args.genuine_only)
-    b = suite_signals(Path(args.suite_b), genuine_only=args.genuine_only)
+    where_a, where_b = _where(args.where_a, "--where-a"), _where(args.where_b, "--where-b")
+    a = suite_signals(Path(args.suite_a), genuine_only=args.genuine_only, where=where_a)
+    b = suite_signals(Path(args.suite_b), genuine_only=args.genuine_only, where=where_b)
     res = shift(a, b, folds=args.folds, n_boot=args.bootstrap, seed=args.seed, formats=args.formats)
     for line in describe(res, args.suite_a, args.suite_b):
         print(line)
@@ -37,6 +48,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--formats", choices=("common", "all"), default="common",
                    help="compare only the file formats both suites have (default) or all cases")
     p.add_argument("--genuine-only", action="store_true", help="compare genuine base cases only")
+    p.add_argument("--where-a", action="append", default=[], metavar="TAG=VALUE",
+                   help="compare only suite A's cases with this tag value (repeatable), e.g. capture=scan")
+    p.add_argument("--where-b", action="append", default=[], metavar="TAG=VALUE",
+                   help="compare only suite B's cases with this tag value (repeatable)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the interval (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed for the fold split and the bootstrap (default 0)")

@@ -107,3 +107,12 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys):
     assert main(["cases", "shift", str(tmp_path / "nope"), str(tmp_path / "nope2")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such suite folder" in err
+
+
+def test_where_keeps_only_matching_tags_and_rejects_a_malformed_filter(sample_suite, capsys):
+    scans = suite_signals(sample_suite, where={"capture": "scan"})
+    everything = suite_signals(sample_suite)
+    assert 0 < len(scans) < len(everything)
+    assert all(r["format"] == "image/jpeg" for r in scans)
+    assert main(["cases", "shift", str(sample_suite), str(sample_suite), "--where-b", "capture"]) == 2
+    assert "expected TAG=VALUE" in capsys.readouterr().err
