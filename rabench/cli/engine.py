@@ -94,7 +94,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Refuses a suite whose header says split=test: never fit on the test split."
         ),
     )
-    f.add_argument("--suite", required=True, metavar="DIR", help="suite folder (dev split)")
+    f.add_argument("--suite", required=True, action="append", metavar="DIR",
+                   help="suite folder (dev split); repeat to fit on a mix of suites (e.g. synthetic dev, "
+                        "real dev receipts and forgeries of them)")
     f.add_argument("--out", default=None, metavar="JSON", help="where to write the model (default: the shipped one)")
     f.add_argument("--workers", type=int, default=None, help="engine worker processes (default: cores)")
     f.add_argument("--l2", type=float, default=1.0, help="L2 penalty on the coefficients (default 1.0)")

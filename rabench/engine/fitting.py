@@ -165,7 +165,7 @@ def fit_from_results(
 
 
 def fit_suite(
-    root: str | Path,
+    roots: str | Path | list[str | Path],
     *,
     out: Path | None,
     workers: int | None = None,
@@ -174,10 +174,21 @@ def fit_suite(
     results_out: Path | None = None,
     command: str = "",
 ) -> tuple[risk_mod.RiskModel, Path]:
-    suite, split = refuse_test_split(root)
+    """Fit on one suite or on a mix of several (e.g. synthetic dev + real dev + forgeries of it).
+
+    Each suite is run on its own (its own duplicate network, as a run would); the base cases
+    of all of them are pooled for the fit. Any suite whose header says split=test is refused
+    before anything runs.
+    """
+    paths = [roots] if isinstance(roots, (str, Path)) else list(roots)
+    if not paths:
+        raise UserError("engine fit: give at least one --suite")
+    suites = [refuse_test_split(root) for root in paths]
     pool = ProcessWorkerPool(workers)
+    results: list[CaseResult] = []
     try:
-        results = asyncio.run(run_suite(root, pool=pool, cache_root=cache_root))
+        for root in paths:
+            results.extend(asyncio.run(run_suite(root, pool=pool, cache_root=cache_root)))
     finally:
         pool.close()
     if results_out is not None:
@@ -185,7 +196,18 @@ def fit_suite(
         with results_out.open("wb") as fh:
             for r in results:
                 fh.write(msgspec.json.encode(r) + b"\n")
+    names = [suite.header.name for suite, _ in suites]
+    splits = [split or "unknown" for _, split in suites]
+    seeds = [suite.header.meta.get("seed") for suite, _ in suites]
     model = fit_from_results(
-        results, suite=suite.header.name, split=split, seed=suite.header.meta.get("seed"), l2=l2, command=command
+        results,
+        suite=" + ".join(names),
+        split="+".join(dict.fromkeys(splits)),
+        seed=seeds[0] if len(seeds) == 1 else None,
+        l2=l2,
+        command=command,
     )
+    if len(paths) > 1:
+        model = msgspec.structs.replace(model, notes="suites: " + "; ".join(
+            f"{n} (split={sp}, seed={sd})" for n, sp, sd in zip(names, splits, seeds)))
     return model, risk_mod.save_model(model, out)

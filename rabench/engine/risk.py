@@ -13,7 +13,14 @@ fit`` refuses the test split.
 Proofs are verifiable, so they set a floor: any proof puts risk at or above
 ``PROOF_FLOOR`` (0.7), while keeping the model's ordering among proven fakes
 (risk = 0.7 + 0.3 × p), so ROC AUC still sees the model's confidence.
+
+Plausibility is never enough on its own: a real receipt can be old, carry an
+odd tax rate or a template-like address, so reasons of kind ``plausibility``
+may raise the risk but never carry it across ``FLAG_LINE`` (0.5) by
+themselves. When the model without them stays below the line, the risk is
+held just under it (issue 14: genuine receipts flagged on plausibility alone).
 """
+
 
 from __future__ import annotations
 
@@ -28,6 +35,8 @@ import numpy as np
 from rabench.engine.signals import Signal
 
 PROOF_FLOOR = 0.7
+FLAG_LINE = 0.5  # the spec's default flag threshold (risk >= 0.5)
+BELOW_LINE = 0.499  # where plausibility-only evidence is held
 KINDS = ("proof", "check", "file_fact", "plausibility", "opinion")
 
 
@@ -122,10 +131,15 @@ def probability(model: RiskModel, signals: Sequence[Signal]) -> float:
 
 
 def risk(model: RiskModel, signals: Sequence[Signal]) -> float:
-    """The score a caller acts on: the model's probability, floored at 0.7 by any proof."""
+    """The score a caller acts on: the model's probability, floored at 0.7 by any proof,
+    and never pushed to the flag line by plausibility reasons alone."""
     p = probability(model, signals)
     if any(s.kind == "proof" for s in signals):
         return round(PROOF_FLOOR + (1.0 - PROOF_FLOOR) * p, 6)
+    if p >= FLAG_LINE and any(s.kind == "plausibility" for s in signals):
+        without = probability(model, [s for s in signals if s.kind != "plausibility"])
+        if without < FLAG_LINE:
+            return round(max(without, BELOW_LINE), 6)
     return round(p, 6)
 
 

@@ -40,6 +40,20 @@ def test_a_proof_drives_risk_to_at_least_0_7_even_when_the_model_disagrees():
     assert risk_mod.risk(model, [AGE]) < 0.01
 
 
+def test_plausibility_alone_never_carries_a_receipt_to_the_flag_line():
+    # a model that weighs plausibility heavily (as a fit on synthetic fakes can)
+    model = risk_mod.RiskModel(
+        features=["kind:plausibility", "kind:file_fact", "plausibility.receipt_age"],
+        coef=[3.0, 1.5, 2.0], intercept=-1.0)
+    assert risk_mod.probability(model, [AGE]) > 0.5
+    held = risk_mod.risk(model, [AGE])
+    assert 0.49 <= held < 0.5  # raised, but not flagged
+    # other evidence that is over the line by itself is not held back
+    assert risk_mod.risk(model, [EDITOR, AGE]) == pytest.approx(risk_mod.probability(model, [EDITOR, AGE]), abs=1e-6)
+    # a proof still floors the risk at 0.7
+    assert risk_mod.risk(model, [PROOF, AGE]) >= 0.7
+
+
 def test_risk_is_in_unit_interval_and_ignores_unknown_signals():
     model = risk_mod.RiskModel(features=["kind:opinion", "x"], coef=[40.0, 40.0], intercept=0.0)
     many = [Signal(f"forensics.{i}", "opinion", "odd") for i in range(10)]
