@@ -1,10 +1,18 @@
 """Plausibility: facts about a receipt that are odd without proving anything.
 
-A tax rate no country using this currency charges, a purchase date in the
-future, a receipt older than an expense policy would take: a reviewer wants
-to know, but a real receipt can show each of these (a typo at the till, a
-wrong clock, a late claim), so they are reasons of kind ``plausibility`` and
+A tax rate the receipt's country did not charge at the time, a purchase date
+in the future, a receipt older than an expense policy would take: a reviewer
+wants to know, but a real receipt can show each of these (a typo at the till,
+a wrong clock, a late claim), so they are reasons of kind ``plausibility`` and
 never proofs (spec, "Evidence"). The risk model decides how much each weighs.
+
+Tax rates are judged only against the countries the printed evidence supports
+(``currency.read_currency``: addresses, tax names, registration numbers...)
+and the rates those countries charged around the printed date
+(``taxrates``, from ``rabench/data/tax-rates.json``). When the country is
+unknown nothing is said: a wrong country's rates would make a correct receipt
+look wrong. A tax *below* a rate is never odd (exempt and zero-rated items sit
+in the same subtotal); a tax above what the rate gives on the whole subtotal is.
 """
 
 from __future__ import annotations
@@ -12,69 +20,95 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from rabench.engine.extract.currency import CURRENCIES
+from rabench.engine import taxrates
+from rabench.engine.extract.currency import read_currency
 from rabench.engine.extract.fields import Extraction
 from rabench.engine.signals import Signal
 
-RATE_TOLERANCE = 0.35  # percentage points between a computed and a known rate
+RATE_TOLERANCE = taxrates.RATE_TOLERANCE  # percentage points between a computed and a known rate
 MAX_AGE_DAYS = 365
 
 
-def _near(rate: float, known: tuple[float, ...]) -> bool:
-    return any(abs(rate - k) <= RATE_TOLERANCE for k in known)
+def _dates(ex: Extraction) -> list[dt.date]:
+    out = []
+    for text in (ex.fields.date, ex.date_earliest):
+        try:
+            d = dt.date.fromisoformat(text or "")
+        except ValueError:
+            continue
+        if d not in out:
+            out.append(d)
+    return out
+
+
+def tax_rule(ex: Extraction) -> taxrates.Rule | None:
+    """The rates the receipt's country charged around its date, or None when that is not known."""
+    reading = read_currency(ex.text, ex.language)
+    if reading.code is None or reading.code != ex.fields.currency or not reading.countries:
+        return None
+    return taxrates.rule(reading.countries, _dates(ex) or None)
+
+
+def _where(rule: taxrates.Rule, ex: Extraction) -> str:
+    names = " / ".join(f"{taxrates.TABLE.countries[c].name} ({c})" for c in rule.countries)
+    when = f" around {ex.fields.date}" if ex.fields.date else ""
+    return f"{names}{when}"
+
+
+def _effective_rates(ex: Extraction) -> list[tuple[float, float]]:
+    """(rate, base): the tax as a percentage of every base the printed amounts allow, largest base first:
+    the subtotal (+ tips or service charges, which are taxed in many countries), and, when the tax
+    is inside the subtotal, the subtotal less the tax. Empty when no base can be trusted (a tax as
+    large as the subtotal is a misreading, not a rate)."""
+    f = ex.fields
+    sub, tax = f.subtotal, f.tax_total
+    if sub is None or tax is None or sub <= 0 or tax <= 0 or tax >= sub:
+        return []
+    bases = [sub + sum(ex.tips)] if ex.tips else []
+    bases.append(sub)
+    if ex.tax_inclusive:
+        bases.append(sub - tax)
+    return [(100.0 * tax / b, b) for b in bases]
 
 
 def tax_rate_signals(ex: Extraction) -> list[Signal]:
     f = ex.fields
-    info = CURRENCIES.get(f.currency or "")
-    if info is None or f.tax_total is None or f.tax_total <= 0:
+    if f.tax_total is None or f.tax_total <= 0:
         return []
     out: list[Signal] = []
-    where = "/".join(info.countries[:3])
-    known = info.tax_rates
-    for rate in dict.fromkeys(ex.tax_rates):
-        if info.tax_range is not None:
-            lo, hi = info.tax_range
-            ok = lo - 1e-9 <= rate <= hi + 1e-9
-        else:
-            ok = _near(rate, known)
-        if not ok:
-            out.append(Signal(
-                name="plausibility.tax_rate_printed",
-                kind="plausibility",
-                text=f"The printed tax rate {rate:g}% is not a rate charged in {where} ({f.currency}).",
-                fields=("tax_total",),
-            ))
-    base = f.subtotal
-    if base is not None and base > 0 and len(set(ex.tax_rates)) <= 1:
-        effective = 100.0 * f.tax_total / (base - f.tax_total if ex.tax_inclusive else base)
-        printed = ex.tax_rates[0] if ex.tax_rates else None
-        if printed is not None and abs(effective - printed) > max(RATE_TOLERANCE, 100 * 0.011 / base):
+    rule = tax_rule(ex)
+    if rule is not None:
+        for rate in dict.fromkeys(ex.tax_rates):
+            if not rule.allows(rate):
+                out.append(Signal(
+                    name="plausibility.tax_rate_printed",
+                    kind="plausibility",
+                    text=f"The printed tax rate {rate:g}% is not a rate charged in {_where(rule, ex)} ({f.currency}).",
+                    fields=("tax_total",),
+                ))
+    effective = _effective_rates(ex)
+    if not effective or len(set(ex.tax_rates)) > 1:
+        return out
+    lowest, base = min(effective)  # the most lenient reading
+    slack = max(RATE_TOLERANCE, 100 * 0.011 * max(1, len(ex.line_items)) / f.subtotal)  # type: ignore[operator]
+    printed = ex.tax_rates[0] if ex.tax_rates else None
+    if printed is not None:
+        if lowest > printed + slack:
             out.append(Signal(
                 name="plausibility.tax_rate_mismatch",
                 kind="plausibility",
-                text=(f"Tax {f.tax_total:.2f} is {effective:.2f}% of {base:.2f}, "
-                      f"not the {printed:g}% printed beside it."),
+                text=(f"Tax {f.tax_total:.2f} is {lowest:.2f}% of {base:.2f}, "
+                      f"more than the {printed:g}% printed beside it."),
                 fields=("tax_total",),
             ))
-        elif printed is None and info.tax_range is None and known and not _near(effective, known):
-            if not (min(known) - RATE_TOLERANCE <= effective <= max(known) + RATE_TOLERANCE and ex.tax_inclusive):
-                out.append(Signal(
-                    name="plausibility.tax_rate",
-                    kind="plausibility",
-                    text=(f"Tax {f.tax_total:.2f} on {base:.2f} is {effective:.2f}%, "
-                          f"not a rate charged in {where} ({f.currency})."),
-                    fields=("tax_total",),
-                ))
-        elif printed is None and info.tax_range is not None and not (
-            info.tax_range[0] <= effective <= info.tax_range[1] + RATE_TOLERANCE
-        ):
-            out.append(Signal(
-                name="plausibility.tax_rate",
-                kind="plausibility",
-                text=f"Tax {f.tax_total:.2f} on {base:.2f} is {effective:.2f}%, above any {f.currency} sales tax.",
-                fields=("tax_total",),
-            ))
+    elif rule is not None and lowest > rule.highest + slack:
+        out.append(Signal(
+            name="plausibility.tax_rate",
+            kind="plausibility",
+            text=(f"Tax {f.tax_total:.2f} on {base:.2f} is {lowest:.2f}%, above any rate charged in "
+                  f"{_where(rule, ex)} ({f.currency})."),
+            fields=("tax_total",),
+        ))
     return out
 
 

@@ -72,3 +72,110 @@ def test_time_rules_need_a_submission_time_never_the_wall_clock():
     # submitted a week after the purchase: neither old nor in the future
     assert plausibility_signals(ex, today=dt.date(2016, 12, 13)) == []
     assert [s.name for s in plausibility_signals(ex, today=dt.date(2018, 12, 13))] == ["plausibility.receipt_age"]
+
+
+# --- tax rates per country (rabench/data/tax-rates.json) -----------------------------------------
+
+MALAYSIAN_GST = (
+    "KEDAI MAKAN SRI MELATI SDN BHD\n(123456-K)\nNO 5, JALAN SS2/10\n47300 PETALING JAYA, SELANGOR\n"
+    "GST ID: 000123456789\nDate 12/03/2017\nNasi Lemak    $10.00\nSUBTOTAL    $10.00\n"
+    "GST @6%    $0.60\nTOTAL    $10.60"
+)
+
+
+def _tax(text: str):
+    return [s for s in _signals(text) if s.name.startswith("plausibility.tax")]
+
+
+def test_a_malaysian_6_percent_gst_receipt_raises_no_tax_plausibility():
+    ex = extract_fields(rows_from_text(MALAYSIAN_GST))
+    assert (ex.fields.currency, ex.fields.tax_total, ex.tax_rates) == ("MYR", 0.60, [6.0])
+    assert plausibility_signals(ex, today=dt.date(2017, 3, 20)) == []
+
+
+def test_malaysian_gst_is_judged_against_malaysia_and_its_dates():
+    # 6 % was Malaysia's GST until May 2018; a 9 % "GST" is no Malaysian rate at any time
+    nine = MALAYSIAN_GST.replace("GST @6%    $0.60\nTOTAL    $10.60", "GST @9%    $0.90\nTOTAL    $10.90")
+    sigs = _tax(nine)
+    assert [s.name for s in sigs] == ["plausibility.tax_rate_printed"]
+    assert "Malaysia (MY)" in sigs[0].text and "MYR" in sigs[0].text and "AU" not in sigs[0].text
+
+
+def test_rates_follow_the_date_of_the_receipt():
+    sg = "Kopi Corner Pte Ltd\nSingapore 018956\nDate {}\nKopi    $10.00\nSUBTOTAL    $10.00\nGST 7%    $0.70\nTOTAL    $10.70"
+    assert _tax(sg.format("2022-06-01")) == []  # 7 % until the end of 2022
+    late = _tax(sg.format("2025-03-01"))  # 9 % since 2024
+    assert [s.name for s in late] == ["plausibility.tax_rate_printed"] and "Singapore (SG)" in late[0].text
+    de = "Bäckerei Schmidt\n10115 Berlin\nDatum {}\nBrot    10,00\nNetto    10,00\nMwSt 16%    1,60\nSUMME EUR    11,60"
+    assert _tax(de.format("15.10.2020")) == []  # the second half of 2020: 16 % / 5 %
+    assert [s.name for s in _tax(de.format("15.03.2025"))] == ["plausibility.tax_rate_printed"]
+
+
+def test_no_country_no_rate_judgement():
+    # English amounts and nothing that says where: 13 % is a rate somewhere (Ontario's HST),
+    # so without a country the printed rate is not judged at all
+    text = "Corner Shop\nDate 05/02/2025\nMilk    10.00\nSUBTOTAL    10.00\nTax 13%    1.30\nTOTAL    11.30"
+    ex = extract_fields(rows_from_text(text))
+    assert ex.tax_rates == [13.0]
+    assert _signals(text) == []
+
+
+def test_a_tax_below_its_printed_rate_is_not_odd():
+    # US sales tax on the taxable items only: the tax is below 8.25 % of the whole subtotal
+    text = ("Deli\nAustin, TX 78701\nDate 05/02/2025\nBread    4.00\nSoap    6.00\nSUBTOTAL    10.00\n"
+            "Sales Tax 8.25%    0.50\nTOTAL    10.50")
+    assert _signals(text) == []
+
+
+def test_tax_equal_to_the_subtotal_on_a_tax_inclusive_receipt_does_not_crash():
+    # issue 14 item 6: a misreading where the tax equals the subtotal made a ZeroDivisionError
+    for tax_row in ("incl. VAT    5.00", "VAT 20% incl.    5.00"):
+        text = f"The Corner Cafe\nLeeds LS1 4AB\nDate 02/05/2025\nTea    5.00\nSUBTOTAL    5.00\nTOTAL    5.00\n{tax_row}"
+        ex = extract_fields(rows_from_text(text))
+        assert ex.tax_inclusive and ex.fields.tax_total == ex.fields.subtotal == 5.0
+        assert [s.name for s in plausibility_signals(ex, today=TODAY)] == []  # a misreading, not a rate
+
+
+def test_the_shipped_tax_table_loads_with_sources_for_every_country():
+    from rabench.engine import taxrates
+
+    table = taxrates.load()
+    assert {"MY", "SG", "AU", "NZ", "CA", "US", "GB", "DE", "FR", "JP", "IN"} <= set(table.countries)
+    assert all(c.sources for c in table.countries.values())
+    sg = taxrates.rule(["SG"], [dt.date(2025, 3, 1)], table)
+    assert sg is not None and sg.allows(9) and sg.allows(0) and not sg.allows(7)
+    assert taxrates.rule(["SG"], None, table).allows(7)  # no date: any period
+    assert taxrates.rule(["HK"], None, table) is None  # no VAT: nothing is judged
+    assert taxrates.rule([], None, table) is None
+
+
+def _write_table(tmp_path, country: dict) -> object:
+    import json
+
+    p = tmp_path / "tax-rates.json"
+    p.write_text(json.dumps({"about": "test", "version": 1, "countries": {"MY": country}}), "utf-8")
+    return p
+
+
+GOOD = {"name": "Malaysia", "currency": "MYR", "tax": "GST", "sources": ["a law"],
+        "periods": [{"from": None, "until": "2018-05-31", "standard": [6]},
+                    {"from": "2018-06-01", "until": None, "standard": [0]}]}
+
+
+def test_a_broken_tax_table_fails_loudly(tmp_path):
+    import pytest
+
+    from rabench.engine import taxrates
+
+    assert set(taxrates.load(_write_table(tmp_path, GOOD)).countries) == {"MY"}
+    broken = [
+        ({**GOOD, "rates": [6]}, "unknown field"),  # a misspelt key
+        ({**GOOD, "currency": "XXX"}, "currency XXX"),
+        ({**GOOD, "sources": []}, "no sources"),
+        ({**GOOD, "periods": [GOOD["periods"][0], {**GOOD["periods"][1], "from": "2018-05-01"}]}, "starts before"),
+        ({**GOOD, "periods": [{**GOOD["periods"][0], "until": "31.05.2018"}]}, "until"),
+        ({**GOOD, "periods": [{**GOOD["periods"][0], "standard": [60]}]}, "outside 0-50"),
+    ]
+    for country, message in broken:
+        with pytest.raises(taxrates.TaxTableError, match=message):
+            taxrates.load(_write_table(tmp_path, country))
