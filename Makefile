@@ -10,6 +10,8 @@ PILLOW_SIMD := pillow-simd==12.1.1.post0
 STAMP := $(VENV)/.stamp-$(shell (cat pyproject.toml constraints.txt scripts/bootstrap.sh; echo $(PILLOW_SIMD)) | sha256sum | cut -c1-16)
 SIZE ?= quick
 TARGETS ?=
+REAL ?=
+RUN_ID ?=
 export PYTHONHASHSEED := 0
 
 .PHONY: venv test bench clean-venv lock
@@ -26,7 +28,7 @@ test: venv
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 bench: venv
-	$(PY) -m rabench bench --size $(SIZE) $(if $(TARGETS),--targets "$(TARGETS)")
+	$(PY) -m rabench bench --size $(SIZE) $(if $(TARGETS),--targets "$(TARGETS)") $(if $(REAL),--real "$(REAL)") $(if $(RUN_ID),--run-id "$(RUN_ID)")
 
 clean-venv:
 	rm -rf $(VENV)

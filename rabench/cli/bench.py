@@ -4,40 +4,103 @@ Generate (or reuse) the test suite, run ``self`` with 2 repetitions plus every
 DIY target whose API key is present, score, render the report, print the
 headline table and the report's path. Each stage is the same subcommand a user
 could run by hand; this only strings them together and says what it skipped.
+
+With ``--real DIR`` a second, real track runs beside it: import DIR (format
+detected from its layout, cached by content), forge labelled fakes and genuine
+controls from its receipts (fixed seed), run the same targets on that suite,
+score it into reports/<id>/real, and open the report with both side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
+import shutil
 import sys
 import time
 import tomllib
 from pathlib import Path
 
+from rabench.cli import bench_real
 from rabench.errors import UserError
 
 DEFAULT_CONFIG = Path("bench/targets.toml")
+DOMAIN_TAG = "domain"
+REAL_SEED = 1  # the real track's forgery seed: fixed, recorded in the forged suite and the report
 
 
 def _stage(title: str, argv: list[str]) -> None:
     from rabench.cli.main import main
 
-    print(f"\n== {title}: rabench {' '.join(argv)}", flush=True)
+    print(f"\n== {title}: rabench {shlex.join(argv)}", flush=True)
     code = main(argv)
+    if code == 130:  # Ctrl-C inside the stage: what it wrote is kept; stop the bench too
+        raise KeyboardInterrupt
     if code != 0:
         raise UserError(f"stage '{title}' failed (exit {code}); see the lines above")
 
 
-def _suite(size: str, suite_dir: Path) -> None:
+def _reusable(suite_dir: Path, what: str) -> bool:
+    """True when SUITE_DIR holds a valid suite (reused); an invalid one is named and moved aside."""
     from rabench.cases.validate import validate_suite
 
-    if (suite_dir / "manifest.jsonl").is_file():
-        count, problems = validate_suite(suite_dir, check_hashes=False)
-        if not problems:
-            print(f"== suite: reusing {suite_dir} ({count} cases)")
-            return
-        print(f"== suite: {suite_dir} is invalid ({problems[0]}); generating it again")
-    _stage("suite", ["cases", "generate", "--split", "test", "--size", size, "--out", str(suite_dir)])
+    if not (suite_dir / "manifest.jsonl").is_file():
+        return False
+    count, problems = validate_suite(suite_dir, check_hashes=False)
+    if not problems:
+        print(f"== {what}: reusing {suite_dir} ({count} cases)")
+        return True
+    print(f"== {what}: {suite_dir} is invalid ({problems[0]}); making it again")
+    return False
+
+
+def _suite(size: str, suite_dir: Path) -> None:
+    if not _reusable(suite_dir, "suite"):
+        _stage("suite", ["cases", "generate", "--split", "test", "--size", size, "--out", str(suite_dir)])
+
+
+def _real_suites(track: bench_real.RealTrack) -> Path:
+    """Import and forge the real track (each reused when already made); the forged suite."""
+    print(f"== real: {track.src} read as {track.fmt} (content key {track.key}); suites under {track.root}")
+    if not _reusable(track.imported, "real import"):
+        _aside(track.imported)
+        _stage("real import", ["cases", "import", "--format", track.fmt, str(track.src), "--out",
+                               str(track.imported), "--tag", f"{DOMAIN_TAG}=real", "--skip-bad"])
+    if not _reusable(track.forged, "real forge"):
+        _aside(track.forged)
+        _forge(track)
+    return track.forged
+
+
+def _aside(path: Path) -> None:
+    """Move an invalid earlier attempt out of the way (never deleted: it may hold work)."""
+    if path.exists():
+        dest = path.with_name(f"{path.name}.invalid-{time.strftime('%Y%m%d-%H%M%S')}")
+        path.rename(dest)
+        print(f"== moved the invalid {path} to {dest}")
+
+
+def _forge(track: bench_real.RealTrack) -> None:
+    try:
+        from rabench.cases.forge import forge_suite
+    except ImportError:
+        raise UserError("this build has no forger (rabench.cases.forge); the real track needs it") from None
+    partial = track.forged.with_name(f".{track.forged.name}.partial")
+    if partial.exists():  # left by an interrupted forge of ours: start it again
+        shutil.rmtree(partial)
+    print(f"\n== real forge: forge_suite({track.imported}, seed={track.seed}) -> {track.forged}", flush=True)
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 10 == 0:
+            print(f"forged {done}/{total}", file=sys.stderr, flush=True)
+
+    try:
+        summary = forge_suite(track.imported, partial, seed=track.seed, progress=progress)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    partial.rename(track.forged)
+    print(f"== real forge: {summary}")
 
 
 def available_targets(config: dict, requested: list[str] | None) -> tuple[list[str], list[str]]:
@@ -61,12 +124,14 @@ def available_targets(config: dict, requested: list[str] | None) -> tuple[list[s
     return run, skipped
 
 
-def _headline(rows_path: Path) -> None:
+def _headline(rows_path: Path, title: str = "") -> None:
     import msgspec
 
     doc = msgspec.json.decode(rows_path.read_bytes())
     rows = [r for r in doc["rows"] if r["stratum"] == "all"]
     targets = list(dict.fromkeys(r["target"] for r in rows))
+    if title:
+        print(f"\n{title}:", end="")
     print("\n" + f"{'task':<13} {'metric':<34} " + " ".join(f"{t[:26]:>26}" for t in targets))
     cells: dict[tuple[str, str], dict[str, str]] = {}
     for r in rows:
@@ -83,6 +148,40 @@ def _headline(rows_path: Path) -> None:
         print(f"{task:<13} {metric[:34]:<34} " + " ".join(f"{by_t.get(t, ''):>26}" for t in targets))
 
 
+def _runs(suite_dir: Path, prefix: str, targets: list[str], args: argparse.Namespace,
+          config_path: Path) -> list[str]:
+    """Run the targets over one suite (self-like and DIY targets apart); resumes a run
+    folder that already exists. Returns the run folders."""
+    runs: list[str] = []
+    groups = [("self", [t for t in targets if not t.startswith("diy:")], args.repeat),
+              ("diy", [t for t in targets if t.startswith("diy:")], args.diy_repeat)]
+    for name, group, repeat in groups:
+        if not group:
+            continue
+        out = Path("runs") / f"{prefix}-{name}"
+        argv = ["run", "--suite", str(suite_dir), "--repeat", str(repeat), "--out", str(out)]
+        if config_path.is_file():
+            argv += ["--config", str(config_path)]
+        if (out / "run.json").is_file():
+            argv.append("--resume")
+        for t in group:
+            argv += ["--target", t]
+        _stage(f"run {name}{' (real)' if prefix.endswith('-real') else ''}", argv)
+        runs.append(str(out))
+    return runs
+
+
+def _tracks_summary(report_dir: Path) -> None:
+    from rabench.score.output import decode
+    from rabench.score.tracks import pair_tracks, summary
+
+    syn = decode((report_dir / "rows.json").read_bytes())
+    real = decode((report_dir / "real" / "rows.json").read_bytes())
+    print("\nsynthetic vs real (headline rows; marked when the 95% intervals don't overlap):")
+    for _, line in summary(pair_tracks(syn.rows, real.rows)):
+        print(f"  {line}")
+
+
 def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     config_path = Path(args.config)
@@ -93,32 +192,32 @@ def _run(args: argparse.Namespace) -> int:
         print(f"== targets: {note}")
     if not targets:
         raise UserError("no target to run (all DIY targets lack keys and 'self' was not asked for)")
-    suite_dir = Path(args.suite or f"cases/{args.size}-test")
-    _suite(args.size, suite_dir)
-
+    # The real folder is checked first: a wrong path fails in a second, not after the synthetic runs.
+    track = bench_real.plan(args.real, args.real_format, args.real_seed) if args.real else None
     run_id = args.run_id or time.strftime("%Y%m%d-%H%M%S")
-    runs: list[str] = []
-    groups = [("self", [t for t in targets if not t.startswith("diy:")], args.repeat),
-              ("diy", [t for t in targets if t.startswith("diy:")], args.diy_repeat)]
-    for name, group, repeat in groups:
-        if not group:
-            continue
-        out = Path("runs") / f"{run_id}-{name}"
-        argv = ["run", "--suite", str(suite_dir), "--repeat", str(repeat), "--out", str(out)]
-        if config_path.is_file():
-            argv += ["--config", str(config_path)]
-        if (out / "run.json").is_file():
-            argv.append("--resume")
-        for t in group:
-            argv += ["--target", t]
-        _stage(f"run {name}", argv)
-        runs.append(str(out))
-
-    report_dir = Path("reports") / run_id
-    _stage("score", ["score", *runs, "--out", str(report_dir)])
-    _stage("report", ["report", str(report_dir)])
+    try:
+        suite_dir = Path(args.suite or f"cases/{args.size}-test")
+        _suite(args.size, suite_dir)
+        real_suite = _real_suites(track) if track else None
+        runs = _runs(suite_dir, run_id, targets, args, config_path)
+        real_runs = _runs(real_suite, f"{run_id}-real", targets, args, config_path) if real_suite else []
+        report_dir = Path("reports") / run_id
+        if real_runs:
+            _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real")])
+            _stage("report (real)", ["report", str(report_dir / "real")])
+        _stage("score", ["score", *runs, "--out", str(report_dir)])
+        _stage("report", ["report", str(report_dir)])
+    except KeyboardInterrupt:
+        print(f"\nbench interrupted; finished work is kept. Resume with --run-id {run_id} "
+              f"(make bench RUN_ID={run_id} ...)", file=sys.stderr)
+        raise
     _headline(report_dir / "rows.json")
-    print(f"\nreport: {report_dir / 'report.html'} (also report.md, rows.json)")
+    if real_runs:
+        _headline(report_dir / "real" / "rows.json", title="real track")
+        _tracks_summary(report_dir)
+        print(f"\nreal track: {track.src} ({track.fmt}), forged with seed {track.seed} into {real_suite}")
+    print(f"\nreport: {report_dir / 'report.html'} (also report.md, rows.json"
+          + (", real/" if real_runs else "") + ")")
     print(f"bench took {time.monotonic() - started:.0f} s")
     return 0
 
@@ -132,7 +231,11 @@ def register(sub: argparse._SubParsersAction) -> None:
             "'self' engine with 2 repetitions plus every DIY target listed in [bench] targets of "
             "the config whose API key is present in the environment (the skipped ones are named), "
             "score, write reports/<run-id>/{rows.json,report.md,report.html} and print the "
-            "headline table. Re-running with the same --run-id resumes unfinished runs."
+            "headline table. With --real DIR, also import DIR (cached in cases/real-<name>-<key>/ "
+            "by its content, cases tagged domain=real), forge fakes and genuine controls from it "
+            "(--real-seed), run the same targets on that suite, score it into "
+            "reports/<run-id>/real/ and open the report with both tracks side by side. Re-running "
+            "with the same --run-id resumes unfinished runs; Ctrl-C keeps what is done (exit 130)."
         ),
     )
     p.add_argument("--size", choices=["sample", "quick", "full"], default="quick",
@@ -144,4 +247,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--diy-repeat", type=int, default=1, help="repetitions for DIY targets (default 1)")
     p.add_argument("--config", default=str(DEFAULT_CONFIG), help="targets config (default bench/targets.toml)")
     p.add_argument("--run-id", help="run id (default: the current time); reuse one to resume")
+    p.add_argument("--real", metavar="DIR",
+                   help="also run a real track: a folder of real labelled receipts in an import format "
+                        "(sroie, cord or folder; see docs/cases.md), imported, forged from and reported "
+                        "beside the synthetic suite")
+    p.add_argument("--real-format", choices=["auto", *bench_real.FORMATS], default="auto",
+                   help="format of --real DIR (default auto: from the folder's layout)")
+    p.add_argument("--real-seed", type=int, default=REAL_SEED,
+                   help=f"seed of the forgeries made from the real receipts (default {REAL_SEED})")
     p.set_defaults(func=_run)

@@ -3,7 +3,7 @@
 Every headline row of both tracks side by side per target, the gap (real −
 synthetic), the mark when they disagree beyond their intervals, the same
 sentences as report.md, and one interval chart per target with both tracks on
-it. Pairing and the rule live in ``rabench.score.tracks``; this only draws.
+it (authenticity and evidence rows: what the real track is for). Pairing and the rule live in ``rabench.score.tracks``; this only draws.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from rabench.score.tracks import Pair, gap_text, pair_tracks, summary
 
 CSS = """
 table.tracks td.worse{color:#c62828;font-weight:600}table.tracks td.better{color:#1a7f37;font-weight:600}
-table.tracks td.why{color:#777;font-size:12px;text-align:left}table.tracks td:nth-child(2){text-align:left}
+table.tracks td.why{color:#777;font-size:12px;text-align:left}
+table.tracks td:nth-child(2),table.tracks th:nth-child(2){text-align:left}
 ul.tracks li.worse{color:#c62828}ul.tracks li.better{color:#1a7f37}ul.tracks li{margin:3px 0}
 """
 MARK_TEXT = {"worse": "▼ worse on real", "better": "▲ better on real"}
@@ -54,21 +55,23 @@ def _table(pairs: Sequence[Pair]) -> str:
             "<th colspan='2'>real</th><th>gap</th><th></th></tr>" + "".join(body) + "</table>")
 
 
+CHART_TASKS = ("authenticity", "evidence")  # what the real track is for; the table has the rest
+
+
 def _chart(target: str, pairs: Sequence[Pair]) -> str:
-    """Rates (values in [0, 1] on both tracks) with their intervals, synthetic and real."""
+    """Authenticity and evidence rates with their intervals, synthetic and real, one row each."""
     def ok(r: Row | None) -> bool:
         return r is not None and r.supported and r.value is not None and 0.0 <= r.value <= 1.0
 
-    shown = [p for p in pairs if ok(p.synthetic) and ok(p.real)]
+    shown = [p for p in pairs if p.task in CHART_TASKS and ok(p.synthetic) and ok(p.real)]
     if not shown:
         return ""
-    names = [f"{p.task[:5]} {p.metric}" + (" ▼" if p.mark == "worse" else " ▲" if p.mark == "better" else "")
-             for p in shown]
+    names = [p.metric + (" ▼" if p.mark == "worse" else " ▲" if p.mark == "better" else "") for p in shown]
     series = {
         track: [(r.value, r.lo, r.hi) for r in (getattr(p, track) for p in shown)]
         for track in ("synthetic", "real")
     }
-    svg = charts.interval_chart(names, series, title=f"{target}: synthetic vs real, 95% intervals")
+    svg = charts.interval_chart(names, series, title=f"{target}: authenticity and evidence, 95% intervals")
     return f"<div class='card'>{svg}</div>"
 
 
@@ -81,7 +84,7 @@ def section(synthetic_rows: Sequence[Mapping[str, Any]], real_rows: Sequence[Map
     for mark, text in summary(pairs):
         lines.append(f"<li class='{mark}'>{_e(text)}</li>")
     parts = [
-        "<h2 id='tracks'>Synthetic vs real receipts</h2>",
+        "<section id='tracks'><h2>Synthetic vs real receipts</h2>",
         f"<p class='meta'>Synthetic: {_e(meta.get('synthetic_suite', '?'))} · real: "
         f"{_e(meta.get('real_suite', '?'))} (its full report: real/report.html). Gap = real − synthetic; "
         "marked when the two 95% intervals don't overlap (latency and cost: at least 1.2x apart), "
@@ -90,6 +93,6 @@ def section(synthetic_rows: Sequence[Mapping[str, Any]], real_rows: Sequence[Map
     ]
     for target in dict.fromkeys(p.target for p in pairs):
         mine = [p for p in pairs if p.target == target]
-        parts.append(f"<h3>{_e(target)}</h3><div class='grid'><div>{_table(mine)}</div>"
-                     f"{_chart(target, mine)}</div>")
-    return "".join(parts)
+        parts.append(f"<h3>{_e(target)}</h3><div class='grid'>{_chart(target, mine)}"
+                     f"<div>{_table(mine)}</div></div>")
+    return "".join(parts) + "</section>"

@@ -20,6 +20,7 @@ of one domain, or the ``domain=<d>`` stratum rows of a combined suite
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -95,7 +96,7 @@ def pair_tracks(synthetic: Iterable[Row], real: Iterable[Row]) -> list[Pair]:
     syn = {(r.target, r.task, r.metric): r for r in synthetic if r.stratum == ALL}
     rea = {(r.target, r.task, r.metric): r for r in real if r.stratum == ALL}
     keys = [k for k in {**syn, **rea} if k[1:] in BY_KEY]
-    keys.sort(key=lambda k: (k[0], ORDER[k[1:]]))
+    keys.sort(key=lambda k: (k[0].startswith("diy:"), k[0], ORDER[k[1:]]))  # ours before baselines
     out = []
     for key in keys:
         s, r = syn.get(key), rea.get(key)
@@ -115,8 +116,22 @@ def domains_in(rows: Iterable[Row]) -> set[str]:
     return {r.stratum[len(prefix):] for r in rows if r.stratum.startswith(prefix)}
 
 
+_PATTERNS = (
+    (re.compile(r"detection_at_ffr_(\d+)pct"), r"detection at \1% false-flag rate"),
+    (re.compile(r"detection_at_risk_([\d.]+)"), r"detection at risk ≥ \1"),
+    (re.compile(r"false_flag_rate_at_risk_([\d.]+)"), r"false-flag rate at risk ≥ \1"),
+    (re.compile(r"expected_cost_per_1000_at_risk_([\d.]+)"), r"expected cost per 1,000 at risk ≥ \1"),
+)
+
+
 def label(task: str, metric: str) -> str:
-    return f"{task} {_LABELS.get(metric, metric.replace('_', ' '))}"
+    """'authenticity ROC AUC', 'authenticity detection at 5% false-flag rate', ..."""
+    if metric in _LABELS:
+        return f"{task} {_LABELS[metric]}"
+    for pattern, words in _PATTERNS:
+        if pattern.fullmatch(metric):
+            return f"{task} {pattern.sub(words, metric)}"
+    return f"{task} {metric.replace('_', ' ')}"
 
 
 def _num(x: float | None) -> str:
@@ -126,7 +141,7 @@ def _num(x: float | None) -> str:
         x = 0.0
     if abs(x) >= 100:
         return f"{x:,.0f}"
-    if abs(x) >= 1:
+    if abs(x) > 1:
         return f"{x:.2f}"
     return f"{x:.3f}" if abs(x) >= 0.001 or x == 0 else f"{x:.2g}"
 
@@ -168,8 +183,8 @@ def summary(pairs: Sequence[Pair]) -> list[tuple[Mark, str]]:
         compared = [p for p in mine if p.compared]
         marked = [p for p in mine if p.mark != "none"]
         undecided = len(mine) - len(compared)
-        rest = (f"; {undecided} could not be compared (no value, no interval or fewer than 10 "
-                "cases on a side)") if undecided else ""
+        rest = (f"; {undecided} not comparable: no value, no interval or fewer than 10 cases "
+                "on a side") if undecided else ""
         if not marked:
             lines.append(("none", f"{target}: no headline row differs between synthetic and real "
                                   f"beyond its intervals ({len(compared)} compared{rest})."))

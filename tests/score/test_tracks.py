@@ -63,7 +63,7 @@ def test_too_few_cases_or_no_value_is_never_marked_and_is_counted_as_not_compare
     assert [p.mark for p in pairs] == ["none", "none"]
     assert not any(p.compared for p in pairs)
     assert pairs[0].reason == "fewer than 10 cases on one side"
-    assert "0 compared; 2 could not be compared" in summary(pairs)[0][1]
+    assert "(0 compared; 2 not comparable: no value" in summary(pairs)[0][1]
 
 
 def test_latency_uses_the_ratio_rule():
@@ -79,10 +79,10 @@ def test_every_headline_row_of_either_track_appears_once_per_target():
     real = [auc("self", 0.88, 0.8, 0.93), rate("genuine_with_proof", 0.1, 0.05, 0.2)]
     pairs = pair_tracks(syn, real)
     keys = [(p.target, p.task, p.metric) for p in pairs]
-    assert keys == [("diy:x:y", "authenticity", "roc_auc"), ("self", "authenticity", "roc_auc"),
-                    ("self", "evidence", "genuine_with_proof")]
-    assert pairs[0].real is None and pairs[0].reason == "no real row"
-    assert pairs[2].synthetic is None and pairs[2].reason == "no synthetic row"
+    assert keys == [("self", "authenticity", "roc_auc"), ("self", "evidence", "genuine_with_proof"),
+                    ("diy:x:y", "authenticity", "roc_auc")]  # ours first, then the baselines
+    assert pairs[2].real is None and pairs[2].reason == "no real row"
+    assert pairs[1].synthetic is None and pairs[1].reason == "no synthetic row"
 
 
 def test_a_combined_run_splits_into_tracks_by_its_domain_strata():
