@@ -35,16 +35,15 @@ def _fit(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from rabench.engine.ocr import ThreadWorkerPool
-    from rabench.engine.pipeline import sniff_media_type
     from rabench.engine.target import SelfTarget
-    from rabench.targets.base import CheckRequest, TargetFailure
+    from rabench.targets.base import TargetFailure
 
     path = Path(args.file)
     if not path.is_file():
         raise UserError(f"{path}: no such file")
-    with path.open("rb") as fh:
-        head = fh.read(1024)
-    media_type = args.media_type or sniff_media_type(head) or "application/octet-stream"
+    if args.today and args.submitted_at:
+        raise UserError("give --today or --submitted-at, not both")
+    request = _prepared_request(path, args.media_type, args.submitted_at, Path(args.cache) if args.cache else None)
     config: dict = {"self": {}}
     if args.today:
         config["self"]["today"] = args.today
@@ -57,10 +56,7 @@ def _check(args: argparse.Namespace) -> int:
         await target.open()
         await target.reset(0)
         try:
-            return await target.check(
-                CheckRequest(case_id=path.name, original=path, media_type=media_type,
-                             prepared=path, prepared_media_type=media_type)
-            )
+            return await target.check(request)
         finally:
             await target.close()
 
@@ -72,6 +68,33 @@ def _check(args: argparse.Namespace) -> int:
         pool.close()
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(verdict)).decode() + "\n")
     return 0
+
+
+def _prepared_request(path: Path, media_type: str | None, submitted_at: str | None, cache_root: Path | None):
+    """The CheckRequest a run would send for this file: prepared through the runner's own cache
+    (upright, <= 3072 px, <= 3.75 MB), so ``engine check`` analyses the bytes a run analyses."""
+    import hashlib
+
+    from rabench.contracts.case import submission_date
+    from rabench.engine.pipeline import sniff_media_type
+    from rabench.prepare.cache import PrepCache
+    from rabench.prepare.image import PreparationError
+    from rabench.targets.base import CheckRequest
+
+    if submitted_at is not None:
+        try:
+            submission_date(submitted_at)
+        except ValueError as exc:
+            raise UserError(f"--submitted-at: {exc}") from None
+    data = path.read_bytes()
+    media_type = media_type or sniff_media_type(data[:1024]) or "application/octet-stream"
+    sha256 = hashlib.sha256(data).hexdigest()
+    try:
+        prepared = asyncio.run(PrepCache(cache_root).get(path, sha256, media_type))
+    except PreparationError as exc:  # what the runner records as "cannot prepare": an error outcome
+        raise UserError(f"{path.name}: cannot prepare: {exc}") from None
+    return CheckRequest(case_id=path.name, original=path, media_type=media_type, prepared=prepared.path,
+                        prepared_media_type=prepared.media_type, submitted_at=submitted_at)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -109,14 +132,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "check",
         help="Check one receipt file with the engine and print its verdict as JSON.",
         description=(
-            "Read FILE (JPEG, PNG, WebP, TIFF or PDF) with the engine: OCR or the PDF text layer, fields, "
-            "totals_add_up, plausibility, provenance, visual forensics and risk, and print the Verdict as "
-            "JSON. The duplicate network is empty (one file). A file the engine can't read exits 2 with "
-            "one line saying why."
+            "Read FILE (JPEG, PNG, WebP, TIFF or PDF) with the engine exactly as `rabench run` does: the file "
+            "is first prepared through the same prepared-image cache (upright, <= 3072 px, <= 3.75 MB), then "
+            "OCR or the PDF text layer, fields, totals_add_up, plausibility, provenance (from the original "
+            "file), visual forensics and risk; prints the Verdict as JSON, with `diagnostics` saying how the "
+            "check ran. The duplicate network is empty (one file). A file that can't be prepared or read "
+            "exits 2 with one line saying why."
         ),
     )
     c.add_argument("file", help="the receipt file")
     c.add_argument("--media-type", default=None, help="declared media type (default: sniffed from the bytes)")
-    c.add_argument("--today", default=None, metavar="YYYY-MM-DD", help="submission date for the time rules (receipt age, future date); default: none, so they do not fire")
+    c.add_argument("--submitted-at", default=None, metavar="ISO8601",
+                   help="when the receipt was submitted (as a case's submitted_at, e.g. 2024-05-01T10:00:00Z): "
+                        "the time rules (receipt age, future date) and the photo-date guard measure from it; "
+                        "default: none, so the time rules do not fire")
+    c.add_argument("--today", default=None, metavar="YYYY-MM-DD",
+                   help="the same as a date-only --submitted-at, as the [self] today setting does for a run")
     c.add_argument("--model", default=None, metavar="JSON", help="risk model (default: the shipped one)")
+    c.add_argument("--cache", default=None, metavar="DIR",
+                   help="prepared-image cache (default as rabench run: $RABENCH_CACHE/prepared, else .cache/prepared)")
     c.set_defaults(func=_check)

@@ -76,3 +76,6 @@ class Verdict(msgspec.Struct, frozen=True, omit_defaults=True):
     match_kind: MatchKind | None = None
     match_of: str | None = None
     usage: Usage | None = None
+    # Notes on how the check ran that are not reasons (e.g. "no submission time: the time rules
+    # were not applied"); for the people running the target, never scored.
+    diagnostics: list[str] = []

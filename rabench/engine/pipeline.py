@@ -9,17 +9,23 @@ function takes paths and returns plain structs, so the pool can be local
 processes today and a Dask/Ray cluster later.
 
 Hostile files end here as ``UnreadableFile`` with one clear sentence: empty,
-truncated, not what the media type says, a decompression bomb.
+truncated, not what the media type says, a decompression bomb. The analysers
+(provenance, visual forensics, the duplicate fingerprint) are imported directly,
+so a missing one fails at start; one that raises is a bug and ends the check as
+``AnalyserCrash`` (an ``error`` outcome), never as a verdict silently missing its
+signals. Notes on how the check ran (e.g. no submission time, so no time rules)
+are ``Analysis.problems`` and reach the Verdict as ``diagnostics``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import inspect
 import time
+import traceback
 import warnings
 from pathlib import Path
-from typing import Any
+from collections.abc import Iterator
 
 import msgspec
 from PIL import Image
@@ -27,10 +33,13 @@ from PIL import Image
 from rabench.contracts.verdict import Check
 from rabench.engine import ocr as ocr_mod
 from rabench.engine.checks import totals_add_up
+from rabench.engine.dupes import Fingerprint, make_fingerprint
 from rabench.engine.extract.fields import Extraction, extract_fields
 from rabench.engine.extract.layout import rows_from_ocr
 from rabench.engine.extract.pdf import PdfUnreadable, pdf_text_lines
+from rabench.engine.forensics import visual_signals
 from rabench.engine.plausibility import MAX_AGE_DAYS, plausibility_signals
+from rabench.engine.provenance import file_signals
 from rabench.engine.signals import Signal
 
 MAX_PIXELS = 64_000_000
@@ -39,6 +48,10 @@ PDF_RENDER_WIDTH = 1200
 
 class UnreadableFile(Exception):
     """The file can't be analysed; the message is the one line a user sees."""
+
+
+class AnalyserCrash(Exception):
+    """An analyser raised: a bug in the engine, reported as an ``error`` outcome (one line)."""
 
 
 class AnalysisSettings(msgspec.Struct, frozen=True):
@@ -55,10 +68,10 @@ class Analysis(msgspec.Struct):
     extraction: Extraction
     check: Check
     signals: list[Signal]
-    fingerprint: Any = None  # rabench.engine.dupes.Fingerprint when that module is present
+    fingerprint: Fingerprint | None = None  # None when settings.fingerprint is off
     source: str = "ocr"  # "ocr" | "pdf_text"
     timings: dict[str, float] = {}
-    problems: list[str] = []  # analysers that failed (the check still answers)
+    problems: list[str] = []  # notes on how the check ran (Verdict.diagnostics), never a failure
 
 
 _MAGIC = (
@@ -127,13 +140,44 @@ def _render_pdf(path: Path) -> Image.Image:
         raise UnreadableFile(f"the PDF can't be rendered: {exc or type(exc).__name__}") from None
 
 
-def _optional(module: str, attr: str) -> Any:
-    import importlib
 
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ModuleNotFoundError, AttributeError):
+
+def purchase_date(extraction: Extraction) -> str | None:
+    """The printed date to compare a photo's capture time with, or None (then no photo-date proof).
+
+    Only a date the reading attributes to the purchase (``fields.date``); when its day/month
+    order is unsettled, the earliest reading, so the order can't make a photo look early."""
+    if extraction.fields.date is None:
         return None
+    return extraction.fields.date if extraction.date_unambiguous else extraction.date_earliest
+
+
+def _submission_time(settings: AnalysisSettings, submitted_at: str | None) -> dt.datetime | None:
+    """The check's "now" as a naive local time: ``--today`` (end of that day), else ``submitted_at``."""
+    if settings.today:
+        return dt.datetime.combine(dt.date.fromisoformat(settings.today), dt.time(23, 59, 59))
+    if submitted_at:
+        text = submitted_at.strip()
+        try:
+            if len(text) == 10:  # a date alone: the end of that day
+                return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(23, 59, 59))
+            # the time zone is dropped: the rules using it allow days of slack
+            return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
+        except ValueError:
+            return None
+    return None
+
+
+@contextlib.contextmanager
+def _analyser(name: str) -> Iterator[None]:
+    """Run one analyser: an exception from it is an engine bug, so the check ends as an error
+    naming the analyser and where it failed (never a verdict silently missing its signals)."""
+    try:
+        yield
+    except Exception as exc:
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+        raise AnalyserCrash(f"{name} analyser crashed: {type(exc).__name__}: {str(exc)[:200]}{where}") from None
 
 
 def analyse(
@@ -176,18 +220,23 @@ def analyse(
         if prep and prep.is_file() and (sniff_media_type(prep.read_bytes()[:1024]) or "").startswith("image/"):
             image = _open_image(prep, "the prepared image")
         else:
+            problems.append("no prepared image: the PDF's first page was rendered by the engine")
             image = _render_pdf(orig)
         try:
             lines = pdf_text_lines(data, page_width_px=image.width)
         except PdfUnreadable as exc:
             raise UnreadableFile(f"the PDF is truncated or corrupt: {exc}") from None
-        if sum(len(ln.text) for ln in lines) >= 20:
+        chars = sum(len(ln.text) for ln in lines)
+        if chars >= 20:
             source = "pdf_text"
         else:
+            problems.append(f"the PDF's text layer holds {chars} characters: the page was read by OCR")
             lines = []
     else:
         _verify_original_image(orig)
         prep = Path(prepared) if prepared else None
+        if not (prep and prep.is_file()):
+            problems.append("no prepared image: the original file was read (not what a run reads)")
         image = _open_image(prep if prep and prep.is_file() else orig, "the image")
     timings["decode"] = time.perf_counter() - t0
 
@@ -197,6 +246,7 @@ def analyse(
         lines = result_ocr.lines
         if result_ocr.rotation:
             image = image.rotate(result_ocr.rotation)  # boxes are in this frame
+            problems.append(f"the page was read turned by {result_ocr.rotation} degrees (it looked upside down)")
         timings["ocr"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -216,43 +266,30 @@ def analyse(
     signals.extend(plausibility_signals(extraction, today=today, max_age_days=settings.max_age_days))
     timings["extract"] = time.perf_counter() - t
 
+    now = _submission_time(settings, submitted_at)
+    if today is None:
+        problems.append("no submission time: the receipt-age and future-date rules were not applied")
     if settings.file_signals:
-        file_signals = _optional("rabench.engine.provenance", "file_signals")
-        if file_signals is not None:
-            t = time.perf_counter()
-            # the proof "photo taken before the purchase" compares with the earliest date the
-            # printed text can mean, so an unsettled day/month order can't make a false proof
-            printed = extraction.fields.date if extraction.date_unambiguous else extraction.date_earliest
-            try:
-                extra: dict[str, Any] = {}
-                accepted = inspect.signature(file_signals).parameters
-                if "field_boxes" in accepted:  # lets a thumbnail mismatch name the fields it covers
-                    extra = {"field_boxes": dict(extraction.field_boxes), "box_size": image.size,
-                             "extracted": extraction.fields}
-                signals.extend(file_signals(orig, media_type, printed_date=printed, **extra))
-            except Exception as exc:  # an analyser bug must not lose the whole check
-                problems.append(f"provenance: {type(exc).__name__}: {exc}")
-            timings["provenance"] = time.perf_counter() - t
+        t = time.perf_counter()
+        with _analyser("provenance"):
+            signals.extend(file_signals(
+                orig, media_type, printed_date=purchase_date(extraction),
+                field_boxes=dict(extraction.field_boxes), box_size=image.size,
+                extracted=extraction.fields, now=now,
+            ))
+        timings["provenance"] = time.perf_counter() - t
     if settings.visual_signals and source == "ocr":
-        visual_signals = _optional("rabench.engine.forensics", "visual_signals")
-        if visual_signals is not None:
-            t = time.perf_counter()
-            try:
-                # the reader's own line boxes are the receipt's text lines to compare with
-                signals.extend(visual_signals(image, dict(extraction.field_boxes), [ln.box for ln in lines]))
-            except Exception as exc:
-                problems.append(f"forensics: {type(exc).__name__}: {exc}")
-            timings["forensics"] = time.perf_counter() - t
+        t = time.perf_counter()
+        with _analyser("visual forensics"):
+            # the reader's own line boxes are the receipt's text lines to compare with
+            signals.extend(visual_signals(image, dict(extraction.field_boxes), [ln.box for ln in lines]))
+        timings["forensics"] = time.perf_counter() - t
     fingerprint = None
     if settings.fingerprint:
-        make_fingerprint = _optional("rabench.engine.dupes", "make_fingerprint")
-        if make_fingerprint is not None:
-            t = time.perf_counter()
-            try:
-                fingerprint = make_fingerprint(data, image, extraction.fields, extraction.line_items)
-            except Exception as exc:
-                problems.append(f"fingerprint: {type(exc).__name__}: {exc}")
-            timings["fingerprint"] = time.perf_counter() - t
+        t = time.perf_counter()
+        with _analyser("duplicate fingerprint"):
+            fingerprint = make_fingerprint(data, image, extraction.fields, extraction.line_items)
+        timings["fingerprint"] = time.perf_counter() - t
     if actual != media_type:
         signals.append(Signal(
             name="file.type_mismatch",

@@ -26,7 +26,7 @@ from typing import Any
 from rabench.contracts import Capabilities, TargetInfo, Usage, Verdict
 from rabench.engine import risk as risk_mod
 from rabench.engine.ocr import OcrSettings, ProcessWorkerPool, ThreadWorkerPool, WorkerPool
-from rabench.engine.pipeline import Analysis, AnalysisSettings, UnreadableFile, analyse
+from rabench.engine.pipeline import Analysis, AnalyserCrash, AnalysisSettings, UnreadableFile, analyse
 from rabench.engine.signals import Signal
 from rabench.targets.base import CheckRequest, TargetFailure
 
@@ -129,7 +129,7 @@ class SelfTarget:
                 analyse, str(request.original), request.media_type, prepared, self._settings,
                 request.submitted_at,
             )
-        except UnreadableFile as exc:
+        except (UnreadableFile, AnalyserCrash) as exc:
             raise TargetFailure("error", f"{Path(request.original).name}: {exc}") from None
         except FileNotFoundError as exc:
             raise TargetFailure("error", f"{Path(request.original).name}: file not found: {exc}") from None
@@ -166,6 +166,7 @@ class SelfTarget:
             match_kind=match_kind,
             match_of=match_of,
             usage=Usage(model=None, cost_usd=self._cost, model_cost_usd=0.0),
+            diagnostics=list(analysis.problems),
         )
 
 

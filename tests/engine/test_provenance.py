@@ -116,6 +116,40 @@ def test_no_photo_date_proof_without_a_clear_day_gap(tmp_path, taken, printed):
     assert "photo_before_purchase" not in _proofs(sigs)
 
 
+@pytest.mark.parametrize(
+    "now, proof",
+    [
+        ("2024-05-20 12:00", True),  # submitted after both dates: compared
+        ("2024-05-04 12:00", False),  # capture 3 days after submission: a wrong camera clock
+        ("2024-05-07 12:00", False),  # printed date days after submission: a misreading, not compared
+    ],
+)
+def test_photo_date_guards_measure_from_the_submission_time(tmp_path, now, proof):
+    import datetime as dt
+
+    sigs = file_signals(_dated(tmp_path, "2024:05:07 10:00:00"), "image/jpeg", printed_date="2024-05-10",
+                        now=dt.datetime.fromisoformat(now))
+    assert ("photo_before_purchase" in _proofs(sigs)) is proof
+    if not proof:
+        fact = [s for s in sigs if s.name == "exif.capture_date"]
+        assert fact and "submission time" in fact[0].text
+
+
+def test_photo_date_compares_only_a_date_the_reading_gives_the_purchase():
+    """An item code read as a date must not reach the comparison: no purchase date, no printed date."""
+    from rabench.contracts.verdict import Fields
+    from rabench.engine.extract.fields import Extraction
+    from rabench.engine.pipeline import purchase_date
+
+    def ex(date, unambiguous, earliest):
+        return Extraction(fields=Fields(date=date), line_items=[], date_unambiguous=unambiguous, date_earliest=earliest)
+
+    assert purchase_date(ex(None, False, "2030-11-22")) is None
+    assert purchase_date(ex(None, True, "2030-11-22")) is None
+    assert purchase_date(ex("2024-05-10", True, "2024-05-10")) == "2024-05-10"
+    assert purchase_date(ex("2024-10-05", False, "2024-05-10")) == "2024-05-10"
+
+
 # --- tool tags -------------------------------------------------------------------------------
 
 

@@ -156,3 +156,48 @@ def test_png_declared_as_jpeg_is_still_read_and_noted(target, receipt_file):
     v = _check(target, _request(path, "image/jpeg"))
     assert v.fields.total == 7.02
     assert any(r.kind == "file_fact" and "image/png" in r.text.lower() or "PNG" in r.text for r in v.reasons)
+
+
+@pytest.mark.parametrize(("attr", "analyser"), [("file_signals", "provenance"), ("visual_signals", "visual forensics"),
+                                                ("make_fingerprint", "duplicate fingerprint")])
+def test_a_crashing_analyser_is_an_error_outcome_not_a_verdict_without_its_signals(
+        target, receipt_file, monkeypatch, attr, analyser):
+    from rabench.engine import pipeline
+
+    def broken(*args, **kwargs):
+        raise ValueError("box offset can't be negative")
+
+    monkeypatch.setattr(pipeline, attr, broken)
+    path = receipt_file(ROWS, fmt="JPEG", title="BEAN THERE COFFEE")
+    with pytest.raises(TargetFailure) as info:
+        _check(target, _request(path, "image/jpeg"))
+    msg = str(info.value)
+    assert info.value.status == "error" and "\n" not in msg
+    assert msg.startswith(f"{path.name}: {analyser} analyser crashed: ValueError: box offset can't be negative")
+    assert "test_target.py" in msg  # where it failed, for whoever fixes it
+
+
+def test_a_missing_analyser_fails_loudly_at_start():
+    """No optional imports: without an analyser module the engine does not start (no silent gap)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['rabench.engine.forensics'] = None\n"
+            "import rabench.engine.target\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode != 0 and last.startswith(("ImportError", "ModuleNotFoundError"))
+    assert "rabench.engine.forensics" in last
+
+
+def test_diagnostics_reach_the_verdict(target, receipt_file):
+    path = receipt_file(ROWS, title="BEAN THERE COFFEE")
+    plain = SelfTarget("self", {}, pool=target._pool)
+    asyncio.run(plain.open())
+    v = _check(plain, CheckRequest(case_id="d", original=path, media_type="image/png",
+                                   prepared=path.with_name("missing.png"), prepared_media_type="image/png"))
+    assert any("no submission time" in d for d in v.diagnostics)
+    assert any("no prepared image" in d for d in v.diagnostics)
+    timed = _check(plain, CheckRequest(case_id="e", original=path, media_type="image/png", prepared=path,
+                                       prepared_media_type="image/png", submitted_at="2025-01-02T10:00:00Z"))
+    assert timed.diagnostics == []

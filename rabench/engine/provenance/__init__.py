@@ -8,6 +8,7 @@ docs/engine.md ("File forensics").
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from rabench.contracts.verdict import Fields
@@ -26,19 +27,23 @@ def file_signals(
     field_boxes: dict[str, list[tuple[int, int, int, int]]] | None = None,
     box_size: tuple[int, int] | None = None,
     extracted: Fields | None = None,
+    now: dt.datetime | None = None,
 ) -> list[Signal]:
     """Every provenance signal for one file.
 
-    ``printed_date``: the printed purchase date as ISO ``YYYY-MM-DD``, only when it
-    parsed unambiguously (else None). Optional, to point proofs at fields:
-    ``field_boxes`` (x0, y0, x1, y1) per field in an *upright* image of size
-    ``box_size`` (width, height) -- lets a thumbnail mismatch name the fields in
-    the region that differs; ``extracted`` -- lets a PDF modification name the
-    fields whose values appear in the text the update added. Never raises on
-    file content; a part that cannot be read yields a ``file.unreadable_part`` fact.
+    ``printed_date``: the printed purchase date as ISO ``YYYY-MM-DD``, only when the
+    reading attributes it to the purchase and it parsed unambiguously (else None: no
+    photo-date proof). ``now``: the submission time (naive local); a capture time more
+    than 2 days after it is a wrong camera clock (without it, the wall clock bounds it).
+    Optional, to point proofs at fields: ``field_boxes`` (x0, y0, x1, y1) per field in
+    an *upright* image of size ``box_size`` (width, height) -- lets a thumbnail
+    mismatch name the fields in the region that differs; ``extracted`` -- lets a PDF
+    modification name the fields whose values appear in the text the update added.
+
+    Never raises on file content: what a reader cannot parse is a ``file.unreadable_part``
+    fact. An exception out of here is a bug in our code and must surface as one (the
+    pipeline turns it into an error outcome), not as a fact that hides it.
     """
-    try:
-        facts = read_file(Path(path), media_type)
-        return _signals(facts, printed_date=printed_date, field_boxes=field_boxes, box_size=box_size, extracted=extracted)
-    except Exception as e:  # last-resort boundary: a hostile file must never crash a run
-        return [Signal("file.unreadable_part", "file_fact", f"Provenance could not be read: {type(e).__name__}: {str(e)[:200]}")]
+    facts = read_file(Path(path), media_type)
+    return _signals(facts, printed_date=printed_date, field_boxes=field_boxes, box_size=box_size,
+                    extracted=extracted, now=now)

@@ -178,27 +178,54 @@ def parse_tiff(data: bytes) -> ExifData:
                 out.exif = _read_ifd(data, endian, sub, out.problems)[0]
             except (ValueError, struct.error) as e:
                 out.problems.append(f"Exif sub-IFD: {e}")
+        ifd1_lost = False
         if ifd1_off and ifd1_off not in seen and len(seen) < MAX_IFDS:
             seen.add(ifd1_off)
             try:
                 out.ifd1 = _read_ifd(data, endian, ifd1_off, out.problems)[0]
             except (ValueError, struct.error) as e:
                 out.problems.append(f"IFD1: {e}")
+                ifd1_lost = True
         out.thumbnail = _thumbnail(data, out.ifd1, out.problems)
+        if out.thumbnail is None and ifd1_lost:
+            out.thumbnail = _embedded_jpeg(data, ifd0_off, out.problems)
     except (ValueError, struct.error) as e:
         out.problems.append(f"IFD0: {e}")
     return out
 
 
 def _thumbnail(data: bytes, ifd1: dict[str, object], problems: list[str]) -> bytes | None:
+    """IFD1's JPEG thumbnail. A length that runs past the block is a fact, and the bytes that are
+    there are still used when they hold a whole JPEG (SOI .. EOI): re-encoders that rewrite the
+    block often leave a stale length."""
     off, length = ifd1.get("JPEGInterchangeFormat"), ifd1.get("JPEGInterchangeFormatLength")
     if not isinstance(off, int) or not isinstance(length, int):
         return None
-    if length <= 0 or length > MAX_THUMBNAIL_BYTES or off <= 0 or off + length > len(data):
-        problems.append(f"thumbnail offset/length {off}/{length} outside the EXIF block or too large")
+    if off <= 0 or off >= len(data) or length <= 0:
+        problems.append(f"thumbnail offset/length {off}/{length} outside the EXIF block")
+        return None
+    if length > MAX_THUMBNAIL_BYTES:
+        problems.append(f"thumbnail length {length} over {MAX_THUMBNAIL_BYTES} bytes; not read")
         return None
     thumb = data[off : off + length]
     if not thumb.startswith(b"\xff\xd8"):
         problems.append("thumbnail is not a JPEG")
         return None
+    if off + length > len(data):
+        end = thumb.rfind(b"\xff\xd9")
+        problems.append(f"thumbnail length {length} runs past the EXIF block"
+                        + ("; read its bytes up to the JPEG end marker" if end > 0 else ""))
+        return bytes(thumb[: end + 2]) if end > 0 else None
     return bytes(thumb)
+
+
+def _embedded_jpeg(data: bytes, after: int, problems: list[str]) -> bytes | None:
+    """IFD1 could not be read: a whole JPEG (SOI .. EOI) stored after IFD0 is still its thumbnail."""
+    start = data.find(b"\xff\xd8\xff", after)
+    if start < 0:
+        return None
+    end = data.rfind(b"\xff\xd9", start, start + MAX_THUMBNAIL_BYTES)
+    if end < 0:
+        return None
+    problems.append(f"read the thumbnail found at byte {start} of the EXIF block without IFD1")
+    return bytes(data[start : end + 2])

@@ -6,7 +6,9 @@ capture time is EXIF ``DateTimeOriginal`` (local camera time). The gap must be
 at least a full day from the capture time to the *start* of the printed day,
 which absorbs time-zone differences between the camera clock and the till
 (at most 14 h). Clocks that were never set (years before 2001, or the 1 January
-midnight that cameras reset to) are ignored, because they are old, not early.
+midnight that cameras reset to) are ignored, because they are old, not early. A
+capture or printed date after the submission time (``now``) is not compared: the
+first is a wrong clock, the second a misreading (e.g. an item code read as a date).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 import msgspec
 
 MIN_GAP = dt.timedelta(days=1)
+FUTURE_SLACK = dt.timedelta(days=2)  # time zones and clock drift between camera, till and server
 _EXIF_DT = re.compile(r"^\s*(\d{4})[:\-](\d{2})[:\-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})")
 _OFFSET = re.compile(r"^\s*([+-])(\d{2}):?(\d{2})\s*$")
 
@@ -51,7 +54,13 @@ def parse_capture(value: str | None, offset: str | None = None) -> CaptureTime |
 
 
 def check(capture: CaptureTime | None, printed_date: str | None, *, now: dt.datetime | None = None) -> PhotoDateFinding | None:
-    """Compare capture time with the printed purchase date; None when there is nothing to say."""
+    """Compare capture time with the printed purchase date; None when there is nothing to say.
+
+    ``now`` is the submission time; without one, the wall clock (the file exists now, so it
+    still bounds the true capture time, only more loosely). Neither date may lie more than
+    ``FUTURE_SLACK`` after it: a capture "after submission" is a wrong camera clock, and a
+    printed date after submission is a misreading (or the plausibility rules' business), so
+    neither is compared."""
     if capture is None or not printed_date:
         return None
     try:
@@ -59,11 +68,17 @@ def check(capture: CaptureTime | None, printed_date: str | None, *, now: dt.date
     except ValueError:
         return None
     now = now or dt.datetime.now()
-    if capture.when > now + dt.timedelta(days=2):
-        return None  # a camera clock in the future proves nothing about the past
+    tz = f" {capture.offset}" if capture.offset else ""
+    if capture.when > now + FUTURE_SLACK:
+        return PhotoDateFinding(
+            False, f"EXIF DateTimeOriginal {capture.raw}{tz} is after the submission time {now:%Y-%m-%d %H:%M}: "
+                   "a wrong camera clock; not compared with the printed date")
+    if dt.datetime.combine(printed, dt.time()) > now + FUTURE_SLACK:
+        return PhotoDateFinding(
+            False, f"the printed date {printed.isoformat()} is after the submission time {now:%Y-%m-%d %H:%M}; "
+                   f"EXIF DateTimeOriginal {capture.raw}{tz} not compared with it")
     start = dt.datetime.combine(printed, dt.time())
     gap = start - capture.when
-    tz = f" {capture.offset}" if capture.offset else ""
     if gap >= MIN_GAP:
         days = gap.total_seconds() / 86400
         return PhotoDateFinding(

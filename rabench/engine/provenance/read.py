@@ -4,6 +4,9 @@ Reading is kept apart from judging (``rules.py``): this module only says what
 the file contains (EXIF, XMP, PNG text, C2PA, PDF revisions, the thumbnail
 comparison, the capture time); the rules decide which facts are proof. Every
 reader caps what it reads and records what it could not read in ``problems``.
+Only third-party parsers (Pillow, pypdf, c2pa) are wrapped in broad handlers; our
+own readers handle malformed content explicitly, so an exception from them is a bug
+and propagates.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def read_bytes(data: bytes, media_type: str, facts: FileFacts | None = None) -> 
         return facts
     if _MEDIA[facts.format] != media_type:
         facts.problems.append(f"declared {media_type} but the content is {facts.format.upper()}")
-    _guard(facts, "container", lambda: _containers(data, facts))
+    _containers(data, facts)
     if facts.format == "pdf":
         facts.pdf = pdf.read_pdf(data)
         facts.problems += facts.pdf.problems
@@ -95,16 +98,8 @@ def read_bytes(data: bytes, media_type: str, facts: FileFacts | None = None) -> 
             e.exif.get("OffsetTimeOriginal") if isinstance(e.exif.get("OffsetTimeOriginal"), str) else None,
         )
         if e.thumbnail:
-            _guard(facts, "thumbnail", lambda: _thumb(data, facts))
+            _thumb(data, facts)
     return facts
-
-
-def _guard(facts: FileFacts, what: str, fn) -> None:
-    """Run one reader; an unexpected error becomes a problem, never an exception out of here."""
-    try:
-        fn()
-    except Exception as e:  # robustness boundary: hostile files must not crash a run
-        facts.problems.append(f"{what} could not be read: {type(e).__name__}: {str(e)[:160]}")
 
 
 def _containers(data: bytes, facts: FileFacts) -> None:
@@ -130,15 +125,23 @@ def _containers(data: bytes, facts: FileFacts) -> None:
 
 
 def _thumb(data: bytes, facts: FileFacts) -> None:
+    """Decode the primary image (Pillow, reduced by JPEG DCT scaling) and compare the thumbnail.
+
+    Decoding is Pillow's parser on hostile bytes, so anything it raises is a fact about the
+    file; the comparison is our own arithmetic and is not guarded (a bug there must surface)."""
     assert facts.exif is not None and facts.exif.thumbnail is not None
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", Image.DecompressionBombWarning)
-        img = Image.open(io.BytesIO(data))
-        if img.width * img.height > MAX_IMAGE_PIXELS:
-            facts.thumb = thumbnail.ThumbResult(False, detail=f"image of {img.width}x{img.height} px not compared")
-            return
-        if img.format == "JPEG":
-            t = Image.open(io.BytesIO(facts.exif.thumbnail))
-            img.draft("L", (t.width * 4, t.height * 4))
-        img.load()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+            if img.width * img.height > MAX_IMAGE_PIXELS:
+                facts.thumb = thumbnail.ThumbResult(False, detail=f"image of {img.width}x{img.height} px not compared")
+                return
+            if img.format == "JPEG":
+                t = Image.open(io.BytesIO(facts.exif.thumbnail))
+                img.draft("L", (t.width * thumbnail.DRAFT_FACTOR, t.height * thumbnail.DRAFT_FACTOR))
+            img.load()
+    except Exception as e:  # Pillow's plugins raise many types on broken or hostile images
+        facts.problems.append(f"the image could not be decoded to compare its thumbnail: {type(e).__name__}: {str(e)[:160]}")
+        return
     facts.thumb = thumbnail.compare(facts.exif.thumbnail, img, facts.exif.orientation)

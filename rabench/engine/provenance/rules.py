@@ -11,6 +11,7 @@ Every text names what was read (the tag and its value, dates, counts).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 from rabench.contracts.verdict import Fields
@@ -74,13 +75,14 @@ def signals(
     field_boxes: dict[str, list[Box]] | None = None,
     box_size: tuple[int, int] | None = None,
     extracted: Fields | None = None,
+    now: dt.datetime | None = None,
 ) -> list[Signal]:
     out: list[Signal] = []
     out += _tool_signals(f)
     out += _source_type_signals(f)
     out += _png_ai_markers(f)
     out += _pdf_signals(f, extracted)
-    out += _exif_signals(f, printed_date)
+    out += _exif_signals(f, printed_date, now)
     out += _thumb_signals(f, field_boxes, box_size)
     out += _c2pa_signals(f)
     out += _presence_signals(f)
@@ -225,7 +227,7 @@ def _pdf_fields(added: list[str], extracted: Fields | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _exif_signals(f: FileFacts, printed_date: str | None) -> list[Signal]:
+def _exif_signals(f: FileFacts, printed_date: str | None, now: dt.datetime | None) -> list[Signal]:
     e = f.exif
     out: list[Signal] = []
     if e is None:
@@ -239,7 +241,7 @@ def _exif_signals(f: FileFacts, printed_date: str | None) -> list[Signal]:
     if isinstance(raw, str) and raw.strip() and f.capture is None:
         out.append(Signal("exif.capture_date_unusable", "file_fact",
                           f"EXIF DateTimeOriginal {_q(raw)} is malformed or an unset camera clock; not compared"))
-    finding = photo_date.check(f.capture, printed_date)
+    finding = photo_date.check(f.capture, printed_date, now=now)
     if finding is not None and finding.proof:
         out.append(Signal("exif.photo_before_purchase", "proof", finding.text, fields=("date",),
                           proof_type="photo_before_purchase", value=1.0))

@@ -19,6 +19,7 @@ from PIL import Image
 
 MAX_THUMB_PIXELS = 1_000_000
 MAX_COMPARE_PX = 320
+DRAFT_FACTOR = 4  # the primary image is decoded at >= this many times the thumbnail (JPEG DCT scaling)
 BLOCK = 8  # px of the thumbnail grid (blocks overlap by half)
 # A block differs when its structure decorrelates (1 - NCC >= NCC_LIMIT, textured blocks)
 # or its mean grey level moves by ABS_FLOOR (flat blocks), and it stands out from the
@@ -112,9 +113,11 @@ def _score(t: np.ndarray, g: Image.Image, fit: str) -> ThumbResult | None:
         cw, ch = tw / s, th / s
         if abs(cw - gw) < 1 and abs(ch - gh) < 1:
             return None
-        left, top = (gw - cw) / 2, (gh - ch) / 2
+        # clamped: tw / (tw / gw) can exceed gw by a rounding error, and Pillow refuses a box
+        # outside the image ("box offset can't be negative")
+        left, top = max(0.0, (gw - cw) / 2), max(0.0, (gh - ch) / 2)
         region = (0, 0, tw, th)
-        m = g.resize((tw, th), Image.Resampling.BOX, box=(left, top, left + cw, top + ch))
+        m = g.resize((tw, th), Image.Resampling.BOX, box=(left, top, min(float(gw), left + cw), min(float(gh), top + ch)))
     x0, y0, x1, y1 = region
     a = _blur(t[y0:y1, x0:x1])
     b = _blur(np.asarray(m, dtype=np.float32))
