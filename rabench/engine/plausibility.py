@@ -56,9 +56,9 @@ def _where(rule: taxrates.Rule, ex: Extraction) -> str:
 
 
 def _effective_rates(ex: Extraction) -> list[tuple[float, float]]:
-    """(rate, base): the tax as a percentage of every base the printed amounts allow, largest base first:
-    the subtotal (+ tips or service charges, which are taxed in many countries), and, when the tax
-    is inside the subtotal, the subtotal less the tax. Empty when no base can be trusted (a tax as
+    """(rate, base): the tax as a percentage of every base the printed amounts allow: the subtotal
+    (+ tips or service charges, which are taxed in many countries), the subtotal less the tax when
+    the tax is inside it, and the total less the tax. Empty when no base can be trusted (a tax as
     large as the subtotal is a misreading, not a rate)."""
     f = ex.fields
     sub, tax = f.subtotal, f.tax_total
@@ -68,6 +68,8 @@ def _effective_rates(ex: Extraction) -> list[tuple[float, float]]:
     bases.append(sub)
     if ex.tax_inclusive:
         bases.append(sub - tax)
+    if f.total is not None and f.total > tax:
+        bases.append(f.total - tax)  # everything taxed: service fees and charges the reading did not label
     return [(100.0 * tax / b, b) for b in bases]
 
 
@@ -101,7 +103,8 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
                       f"more than the {printed:g}% printed beside it."),
                 fields=("tax_total",),
             ))
-    elif rule is not None and lowest > rule.highest + slack:
+    elif rule is not None and rule.max is None and lowest > rule.highest + slack:
+        # (not in sales-tax countries: a US "Tax" line also carries liquor, lodging and meal taxes)
         out.append(Signal(
             name="plausibility.tax_rate",
             kind="plausibility",

@@ -23,6 +23,7 @@ currency and the set of countries a tax rate may be judged against.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from rabench.engine.extract.vocab import fold
 
@@ -35,12 +36,16 @@ def _words(*names: str) -> str:
     return r"(?<![a-z])(?:" + alt + r")(?![a-z])"
 
 
-# (pattern, votes, matched against: "f" folded lowercase text | "r" raw text | "p" a place name in the
-# folded text: full weight on an address line (one with a postcode-like number, or the line after one),
-# a quarter elsewhere — "China Wok", "Singapore noodles" and "Canada Dry" are not addresses)
+_GST = r"(?:(?<![a-z])|(?<=[abd-hj-rt-z]))gst"  # also glued ("TOTALGST", "SR=GST"), never CGST/SGST/IGST
+
+# (pattern, votes, matched against: "f" folded lowercase text | "r" raw text | "p" a place name, in any
+# case, in the text with accents stripped: full weight on an address line (one with a postcode-like
+# number, or the line after one), a quarter elsewhere — "China Wok", "Singapore noodles" and "Canada
+# Dry" are not addresses; OCR glue is allowed after a capitalised name ("BristolBS1 4DJ"), not inside
+# an upper-case word ("ESSENTIAL" is not Essen))
 _CUES: list[tuple[str, Votes, str]] = [
     # --- Malaysia
-    (r"(?<![a-z])sdn\.?\s*b[a-z]{1,2}(?![a-z])|(?<![a-z])bhd(?![a-z])", {"MY": 5}, "f"),  # OCR: "SDN BND"
+    (r"sdn\.?\s*b[a-z]{1,2}(?![a-z])|(?<![a-z])bhd(?![a-z])", {"MY": 5}, "f"),  # OCR: "SDN BND", "TRADINGSDN BHD"
     (_words("malaysia"), {"MY": 4}, "p"),
     (_words("ringgit"), {"MY": 4}, "f"),
     (_words("selangor", "johor", "kedah", "kelantan", "melaka", "malacca", "negeri sembilan", "pahang", "perak",
@@ -54,11 +59,14 @@ _CUES: list[tuple[str, Votes, str]] = [
     (_words("jalan", "jln", "taman", "tmn", "lorong", "persiaran", "lebuhraya", "kampung", "kedai"),
      {"MY": 1.5, "ID": 0.5, "SG": 0.3}, "f"),
     (r"(?<![a-z])(?:s\.?s\.?t|sst)(?![a-z])", {"MY": 3}, "f"),
-    (r"(?<![a-z])gst(?![a-z])", {"MY": 1, "SG": 1, "AU": 1, "NZ": 1, "CA": 1, "IN": 0.3}, "f"),
+    # "GST" glued to the word before ("TOTALGST", not CGST/SGST/IGST)
+    # (upper case: "Gst 2" or a bare "Gst" on a US bill is the number of guests)
+    (r"(?:(?<![A-Za-z])|(?<=[A-BD-HJ-RT-Z]))GST(?![A-Za-z])(?!\s?\d{1,3}(?![\d.,%]|\s?%))",
+     {"MY": 1, "SG": 1, "AU": 1, "NZ": 1, "CA": 1, "IN": 0.3}, "r"),
     (r"(?<![a-z])gst[^\n]{0,25}?(?<![\d.,])00\d{2}\s?\d{4}\s?\d{4}(?!\d)", {"MY": 4}, "f"),  # GST ID 0001 2345 6789
     (r"(?<![\w-])\d{5,7}\s?-\s?[A-Z](?![\w-])", {"MY": 2.5}, "r"),  # company no. 789417-W
     (r"\+\s?60(?!\d)", {"MY": 4}, "r"),
-    (r"(?<![\d-])0\d{1,2}-\d{3,4}\s?\d{4}(?![\d-])", {"MY": 1.5}, "r"),
+    (r"(?<![\d-])0\d{1,2}-\d{3,4}\s?\d{4}(?![\d-])", {"MY": 1, "AE": 0.5}, "r"),  # 03-2110 2833; Dubai 04-7059680
     # --- Singapore
     (_words("singapore", "singapura"), {"SG": 4}, "p"),
     (r"(?i:singapore)\s*\d{6}(?!\d)|(?<![A-Za-z])S\s?\(\d{6}\)", {"SG": 3}, "r"),
@@ -94,7 +102,13 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"(?<!\d)\d{9}\s?RT\s?\d{4}(?!\d)", {"CA": 5}, "r"),
     (_words("usa", "united states", "u.s.a"), {"US": 4}, "p"),
     (r"(?<![A-Za-z])(?:A[LKZR]|C[AOT]|D[EC]|FL|GA|HI|I[DLNA]|K[SY]|LA|M[EDAINSOT]|N[EVHJMYCD]|O[HKR]|PA|RI|S[CD]|"
-     r"T[NX]|UT|V[TA]|W[AVIY])\.?,?\s+\d{5}(?:-\d{4})?(?!\d)", {"US": 4}, "r"),
+     r"T[NX]|UT|V[TA]|W[AVIY])[\s.,]*\d{5}(?:-\d{4})?(?!\d)", {"US": 4}, "r"),  # also "ALBANY.NY12205"
+    (r"(?<![a-z])(?:alabama|alaska|arizona|arkansas|california|colorado|connecticut|delaware|florida|georgia|"
+     r"hawaii|idaho|illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|"
+     r"minnesota|mississippi|missouri|montana|nebraska|nevada|new hampshire|new jersey|new mexico|new york|"
+     r"north carolina|north dakota|ohio|oklahoma|oregon|pennsylvania|rhode island|south carolina|south dakota|"
+     r"tennessee|texas|utah|vermont|virginia|washington|west virginia|wisconsin|wyoming)[\s.,]*\d{5}(?:-\d{4})?(?!\d)",
+     {"US": 4}, "f"),  # "Honolulu, Hawaii 96815"
     (_words("new york", "los angeles", "chicago", "houston", "san francisco", "seattle", "boston", "las vegas",
             "miami", "atlanta", "dallas", "austin", "denver", "phoenix", "philadelphia", "san diego", "nashville",
             "orlando", "san jose", "brooklyn", "manhattan", "honolulu", "new orleans", "california", "texas",
@@ -107,9 +121,9 @@ _CUES: list[tuple[str, Votes, str]] = [
     # --- United Kingdom / Ireland
     (_words("united kingdom", "england", "scotland", "wales", "great britain"), {"GB": 4}, "p"),
     (r"(?<![A-Za-z])UK(?![A-Za-z])", {"GB": 2}, "r"),
-    (r"(?<![A-Za-z0-9])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?)\s?\d[ABD-HJLNP-UW-Z]{2}(?![A-Za-z0-9])", {"GB": 3}, "r"),
+    (r"(?<![A-Z0-9])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]?)\s?\d[A-Z]{2}(?![A-Za-z0-9])", {"GB": 3}, "r"),  # "BristolBS1 4DJ"
     (_words("manchester", "birmingham", "leeds", "glasgow", "edinburgh", "liverpool", "bristol",
-            "sheffield", "cardiff", "belfast", "nottingham", "leicester", "brighton"), {"GB": 2}, "p"),
+            "sheffield", "cardiff", "belfast", "nottingham", "leicester", "brighton", "london"), {"GB": 2}, "p"),
     (r"(?<![A-Za-z])GB\s?\d{3}\s?\d{4}\s?\d{2}(?!\d)", {"GB": 5}, "r"),
     (r"(?<![a-z])plc(?![a-z])", {"GB": 2}, "f"),
     (r"(?<![a-z])(?:ltd|limited)(?![a-z])", {"GB": 0.7, "IE": 0.3, "NZ": 0.2, "HK": 0.2}, "f"),
@@ -126,7 +140,7 @@ _CUES: list[tuple[str, Votes, str]] = [
             "bonn", "mannheim", "karlsruhe", "augsburg", "wiesbaden", "freiburg", "heidelberg"), {"DE": 2.5}, "p"),
     (r"(?<![a-z])(?:tse|tse-signatur|girocard|ec-karte|pfand|e\.\s?k\.)(?![a-z])", {"DE": 2.5}, "f"),
     (r"(?<![a-z])(?:ust-?id|st\.?-?nr|steuer-?nr|steuernummer)", {"DE": 2.5, "AT": 0.5}, "f"),
-    (r"(?<![a-z])(?:mwst|ust)(?![a-z])", {"DE": 1.5, "AT": 1, "CH": 1}, "f"),
+    (r"mwst(?![a-z])|(?<![a-z])ust(?![a-z])", {"DE": 1.5, "AT": 1, "CH": 1}, "f"),
     (r"(?<![a-z])gmbh(?![a-z])", {"DE": 2, "AT": 1, "CH": 1}, "f"),
     (r"(?<![a-z])(?:strasse|str\.)", {"DE": 1, "AT": 0.5, "CH": 0.5}, "f"),
     (r"\+\s?49(?!\d)", {"DE": 4}, "r"),
@@ -140,10 +154,10 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"(?<![A-Za-z])MWST(?![A-Za-z])", {"CH": 0.5}, "r"),
     (r"\+\s?41(?!\d)", {"CH": 4}, "r"),
     # --- France, Benelux
-    (_words("france", "lyon", "marseille", "toulouse", "nantes", "strasbourg", "montpellier", "lille", "rennes"), {"FR": 3}, "p"),
+    (_words("france", "paris", "lyon", "marseille", "toulouse", "nantes", "strasbourg", "montpellier", "lille", "rennes"), {"FR": 3}, "p"),
     (r"(?<![a-z])(?:siret|siren|naf|code ape|rcs|sarl|eurl)(?![a-z])", {"FR": 4}, "f"),
     (r"(?<![A-Za-z])FR\s?[0-9A-Z]{2}\s?\d{9}(?!\d)", {"FR": 5}, "r"),
-    (r"(?<![a-z])tva(?![a-z])", {"FR": 1.5, "BE": 0.7, "LU": 0.5, "CH": 0.5, "MA": 0.5}, "f"),
+    (r"tva(?![a-z])", {"FR": 1.5, "BE": 0.7, "LU": 0.5, "CH": 0.5, "MA": 0.5}, "f"),
     (r"\+\s?33(?!\d)", {"FR": 4}, "r"),
     (_words("belgique", "belgie", "belgium", "bruxelles", "brussel", "brussels", "antwerpen", "anvers", "liege", "brugge"), {"BE": 3}, "p"),
     (r"(?<![A-Za-z])BE\s?0\d{3}\.?\d{3}\.?\d{3}(?!\d)", {"BE": 5}, "r"),
@@ -218,10 +232,13 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"\+\s?82(?!\d)", {"KR": 4}, "r"),
     (_words("india", "maharashtra", "karnataka", "tamil nadu", "kerala", "gujarat", "rajasthan", "uttar pradesh",
             "west bengal", "telangana", "andhra pradesh", "haryana", "mumbai", "new delhi", "bangalore", "bengaluru",
-            "chennai", "kolkata", "hyderabad", "pune", "ahmedabad", "jaipur", "gurgaon", "gurugram", "noida"),
+            "chennai", "kolkata", "hyderabad", "pune", "ahmedabad", "jaipur", "gurgaon", "gurugram", "noida",
+            "navi mumbai", "thane", "andheri", "bandra", "powai", "juhu", "goregaon", "borivali", "koramangala",
+            "indiranagar", "whitefield", "connaught place", "secunderabad"),
      {"IN": 3}, "p"),
     (r"(?<![a-z])(?:gstin|cgst|sgst|igst|utgst|fssai|pvt\.?\s*ltd|private\s+limited)(?![a-z])", {"IN": 4}, "f"),
     (r"(?<![A-Z0-9])\d{2}[A-Z]{5}\d{4}[A-Z][A-Z\d]Z[A-Z\d](?![A-Z0-9])", {"IN": 5}, "r"),
+    (r"(?<![a-z])(?:vat|tin|cst)[^\n]{0,12}?(?<!\d)\d{11}[vc]?(?![\da-z])", {"IN": 3}, "f"),  # VAT TIN 27840289613V
     (r"\+\s?91(?!\d)", {"IN": 4}, "r"),
     (_words("indonesia", "jakarta", "surabaya", "bandung", "medan", "bali", "denpasar", "yogyakarta", "semarang",
             "tangerang", "bekasi"), {"ID": 3}, "p"),
@@ -239,7 +256,7 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"(?<![A-Za-z])MST(?![A-Za-z])", {"VN": 2}, "r"),
     (r"\+\s?84(?!\d)", {"VN": 4}, "r"),
     # --- Americas, Africa, Middle East
-    (r"(?<!new )(?<![a-z])mexico(?![a-z])", {"MX": 4}, "p"),
+    (r"(?<![Nn][Ee][Ww] )mexico", {"MX": 4}, "p"),
     (_words("cdmx", "ciudad de mexico", "guadalajara", "monterrey", "cancun", "puebla", "tijuana"), {"MX": 3}, "p"),
     (r"(?<![a-z])(?:rfc|cfdi|s\.?\s?a\.?\s+de\s+c\.?\s?v\.?)(?![a-z])", {"MX": 4}, "f"),
     (r"\+\s?52(?!\d)", {"MX": 4}, "r"),
@@ -262,21 +279,42 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"\+\s?212(?!\d)", {"MA": 4}, "r"),
 ]
 
-_COMPILED = [(re.compile(p), votes, on) for p, votes, on in _CUES]
+def _place_pattern(p: str) -> str:
+    if p.startswith("(?<![a-z])(?:") and p.endswith(")(?![a-z])"):
+        p = p[len("(?<![a-z])(?:"): -len(")(?![a-z])")]
+    return r"(?<![A-Za-z])(?i:" + p + ")"
+
+
+_COMPILED = [(re.compile(_place_pattern(p) if on == "p" else p), votes, on) for p, votes, on in _CUES]
+
+
+def _deaccent(text: str) -> str:
+    """Accents stripped, case kept ("München" -> "Munchen")."""
+    text = text.replace("ß", "ss").replace("ẞ", "SS")
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
+def _place_in(rx: re.Pattern[str], line: str) -> bool:
+    for m in rx.finditer(line):
+        after = line[m.end(): m.end() + 1]
+        if after.isalpha() and (after.islower() or m.group(0).isupper()):
+            continue  # inside a longer word
+        return True
+    return False
 
 # A tax word printed with a rate on the same line: the rate says which of the word's countries.
 _TAX_RATE_CUES: list[tuple[str, dict[float, Votes]]] = [
-    (r"(?<![a-z])gst(?![a-z])", {6: {"MY": 3}, 7: {"SG": 3}, 8: {"SG": 3}, 9: {"SG": 3}, 10: {"AU": 3},
+    (_GST + r"(?![a-z])", {6: {"MY": 3}, 7: {"SG": 3}, 8: {"SG": 3}, 9: {"SG": 3}, 10: {"AU": 3},
                                  15: {"NZ": 3}, 12.5: {"NZ": 3}, 5: {"CA": 2, "IN": 0.5}}),
     (r"(?<![a-z])(?:sst|service\s+tax|sales\s+tax)(?![a-z])", {6: {"MY": 1}, 8: {"MY": 1}}),
     (r"(?<![a-z])vat(?![a-z])", {20: {"GB": 2.5}, 17.5: {"GB": 2.5}, 12.5: {"GB": 1}, 15: {"ZA": 2.5}, 14: {"ZA": 1},
                                  12: {"PH": 2.5}, 7: {"TH": 2.5}, 5: {"AE": 1.5, "GB": 0.5}, 23: {"IE": 2},
                                  13.5: {"IE": 2.5}, 11: {"ID": 2}}),
-    (r"(?<![a-z])(?:mwst|ust)(?![a-z])", {19: {"DE": 2.5}, 7: {"DE": 1.5}, 16: {"DE": 1.5}, 5: {"DE": 1},
+    (r"mwst(?![a-z])|(?<![a-z])ust(?![a-z])", {19: {"DE": 2.5}, 7: {"DE": 1.5}, 16: {"DE": 1.5}, 5: {"DE": 1},
                                          20: {"AT": 2.5}, 10: {"AT": 2}, 13: {"AT": 2}, 8.1: {"CH": 3},
                                          2.6: {"CH": 3}, 7.7: {"CH": 3}, 2.5: {"CH": 3}, 3.8: {"CH": 3},
                                          3.7: {"CH": 3}, 8: {"CH": 2}}),
-    (r"(?<![a-z])tva(?![a-z])", {20: {"FR": 2}, 10: {"FR": 1.5, "MA": 0.3}, 5.5: {"FR": 2.5}, 2.1: {"FR": 2.5},
+    (r"tva(?![a-z])", {20: {"FR": 2}, 10: {"FR": 1.5, "MA": 0.3}, 5.5: {"FR": 2.5}, 2.1: {"FR": 2.5},
                                  21: {"BE": 2}, 12: {"BE": 1}, 6: {"BE": 1}, 17: {"LU": 2}, 8.1: {"CH": 3},
                                  2.6: {"CH": 3}, 7.7: {"CH": 3}, 14: {"MA": 1}}),
     (r"(?<![a-z])i\.?v\.?a(?![a-z])", {21: {"ES": 2}, 10: {"ES": 1, "IT": 1}, 4: {"ES": 1, "IT": 1}, 22: {"IT": 2.5},
@@ -314,14 +352,15 @@ def country_scores(text: str) -> dict[str, float]:
     The language of the labels votes too (``LANGUAGE_VOTES``), added by the caller, which knows it."""
     folded = fold(text)
     lines = folded.splitlines()
-    address = [bool(_POSTCODE.search(line)) for line in lines]
+    plain = _deaccent(text).splitlines()
+    address = [bool(_POSTCODE.search(line)) for line in plain]
     scores: dict[str, float] = {}
     for rx, votes, on in _COMPILED:
         if on != "p":
             if rx.search(folded if on == "f" else text):
                 _add(scores, votes)
             continue
-        hits = [i for i, line in enumerate(lines) if rx.search(line)]
+        hits = [i for i, line in enumerate(plain) if _place_in(rx, line)]
         if hits:
             full = any(address[i] or (i > 0 and address[i - 1]) for i in hits)
             _add(scores, {c: w if full else w * PLACE_ELSEWHERE for c, w in votes.items()})

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rabench.engine.extract.country import LANGUAGE_VOTES, country_scores
 from rabench.engine.extract.vocab import fold
@@ -90,8 +91,8 @@ _ALIAS = {"RMB": "CNY", "NTD": "TWD"}
 # (pattern on raw text, currency, weight per occurrence)
 _PRINTED: list[tuple[re.Pattern[str], str, float]] = [
     *[(re.compile(rf"(?<![A-Za-z]){code}(?![A-Za-z])"), _ALIAS.get(code, code), 1.0) for code in _ISO],
-    *[(re.compile(rf"(?<![A-Za-z]){code}\s?(?={_NUM})|(?<=\d)\s?{code}(?![A-Za-z])"), code, 1.0) for code in _ISO],
-    *[(re.compile(rf"(?<![A-Za-z]){code}\s?(?=\d)|(?<=\d)\s?{code}(?![A-Za-z])"), code, 2.0) for code in ("MAD", "TRY")],
+    *[(re.compile(rf"(?<![A-Za-z]){code}[ ]?(?={_NUM})|(?<=\d)[ ]?{code}(?![A-Za-z])"), code, 1.0) for code in _ISO],
+    *[(re.compile(rf"(?<![A-Za-z]){code}[ ]?(?=\d)|(?<=\d)[ ]?{code}(?![A-Za-z])"), code, 2.0) for code in ("MAD", "TRY")],
     *[(re.compile(re.escape(sym)), code, 2.0) for sym, code in {
         "€": "EUR", "£": "GBP", "₹": "INR", "₩": "KRW", "원": "KRW", "円": "JPY", "₺": "TRY", "฿": "THB",
         "₱": "PHP", "₫": "VND"}.items()],
@@ -104,21 +105,21 @@ _PRINTED: list[tuple[re.Pattern[str], str, float]] = [
     (re.compile(r"(?<![A-Za-z])MX\$"), "MXN", 2.0),
     (re.compile(r"(?<![A-Za-z])NT\$"), "TWD", 2.0),
     (re.compile(r"(?<![A-Za-z])R\$"), "BRL", 2.0),
-    (re.compile(r"(?<![A-Za-z])RM\s?(?=[-(]?\d)"), "MYR", 2.0),  # RM12.00
+    (re.compile(r"(?<![A-Za-z])RM[ ]?(?=[-(]?\d)"), "MYR", 2.0),  # RM12.00
     (re.compile(r"(?<![A-Za-z])RM(?![A-Za-z\d])"), "MYR", 1.0),  # a column header "RM", "TOTAL (RM)"
-    (re.compile(r"(?<![A-Za-z])R[Pp]\.?\s?(?=\d)"), "IDR", 2.0),
-    (re.compile(r"(?<![A-Za-z])Rs\.?\s?(?=\d)"), "INR", 2.0),
-    (re.compile(r"(?<=\d)\s?Ft(?![A-Za-z])"), "HUF", 2.0),
-    (re.compile(r"(?<=\d)\s?K[čc](?![A-Za-z])"), "CZK", 2.0),
-    (re.compile(r"(?<=\d)\s?z[łl](?![A-Za-z])"), "PLN", 2.0),
-    (re.compile(r"(?<=\d)\s?TL(?![A-Za-z])"), "TRY", 2.0),
-    (re.compile(r"(?<=\d)\s?[đ₫](?![A-Za-z])|(?<![A-Za-z])VN[DĐ](?![A-Za-z])"), "VND", 2.0),
-    (re.compile(r"(?<![A-Za-z])S?Fr\.\s?(?=\d)"), "CHF", 2.0),
+    (re.compile(r"(?<![A-Za-z])R[Pp]\.?[ ]?(?=\d)"), "IDR", 2.0),
+    (re.compile(r"(?<![A-Za-z])Rs\.?[ ]?(?=\d)"), "INR", 2.0),
+    (re.compile(r"(?<=\d)[ ]?Ft(?![A-Za-z])"), "HUF", 2.0),
+    (re.compile(r"(?<=\d)[ ]?K[čc](?![A-Za-z])"), "CZK", 2.0),
+    (re.compile(r"(?<=\d)[ ]?z[łl](?![A-Za-z])"), "PLN", 2.0),
+    (re.compile(r"(?<=\d)[ ]?TL(?![A-Za-z])"), "TRY", 2.0),
+    (re.compile(r"(?<=\d)[ ]?[đ₫](?![A-Za-z])|(?<![A-Za-z])VN[DĐ](?![A-Za-z])"), "VND", 2.0),
+    (re.compile(r"(?<![A-Za-z])S?Fr\.[ ]?(?=\d)"), "CHF", 2.0),
 ]
 # Currency names (folded text).
 _PRINTED_WORDS: list[tuple[re.Pattern[str], str, float]] = [
     (re.compile(r"(?<![a-z])ringgit(?![a-z])"), "MYR", 3.0),
-    (re.compile(r"(?<![a-z])euros?(?![a-z])"), "EUR", 1.0),
+    (re.compile(r"(?:(?<![a-z])|(?<=total)|(?<=summe))euros?(?![a-z])"), "EUR", 1.0),  # OCR glue: "TOTALEURO"
     (re.compile(r"(?<![a-z])rupees?(?![a-z])"), "INR", 2.0),
     (re.compile(r"(?<![a-z])rupiah(?![a-z])"), "IDR", 2.0),
     (re.compile(r"(?<![a-z])baht(?![a-z])|บาท"), "THB", 2.0),
@@ -137,8 +138,8 @@ _SHARED: list[tuple[re.Pattern[str], tuple[str, ...], int]] = [
     (re.compile(r"[¥￥]"), ("JPY", "CNY"), 1),
     (re.compile(r"元"), ("CNY", "TWD", "HKD"), 1),
     (re.compile(r"(?<![A-Za-z])[Kk]r\.?(?![A-Za-z])"), ("SEK", "NOK", "DKK"), 1),
-    (re.compile(r"(?<![A-Za-z])(?:Dhs?|DHS?)\.?\s?(?=\d)|(?<=\d)\s?(?:Dhs?|DHS?)(?![A-Za-z])"), ("AED", "MAD"), 1),
-    (re.compile(r"(?<![A-Za-z])R\s?(?=\d+[.,]\d{2}(?!\d))"), ("ZAR",), 2),
+    (re.compile(r"(?<![A-Za-z])(?:Dhs?|DHS?)\.?[ ]?(?=\d)|(?<=\d)[ ]?(?:Dhs?|DHS?)(?![A-Za-z])"), ("AED", "MAD"), 1),
+    (re.compile(r"(?<![A-Za-z])R[ ]?(?=\d+[.,]\d{2}(?!\d))"), ("ZAR",), 2),
 ]
 SHARED_BONUS = 2.0  # a shared sign printed adds this to each of its currencies' country score
 COUNTRY_DECIDES = 2.0  # a currency's country score must reach this ...
@@ -200,8 +201,10 @@ def _per_currency(scores: dict[str, float]) -> dict[str, float]:
     return out
 
 
+@lru_cache(maxsize=64)  # extraction and plausibility both ask for the same receipt (~7 ms a reading)
 def read_currency(text: str, language: str | None = None) -> CurrencyReading:
-    """Weigh every clue the printed text carries (see the module docstring for the order)."""
+    """Weigh every clue the printed text carries (see the module docstring for the order).
+    The reading is shared between callers: treat it, and its ``scores``, as read-only."""
     cues = country_scores(text)
     scores = dict(cues)
     for country, w in LANGUAGE_VOTES.get(language or "", {}).items():
@@ -240,7 +243,7 @@ def read_currency(text: str, language: str | None = None) -> CurrencyReading:
         return result(_SHARED_BY_LANGUAGE.get(sign, {}).get(language or "", codes[0]), "shared_symbol")
 
     weak = sorted(_per_currency(cues).items(), key=lambda kv: -kv[1])  # printed cues only, not the language
-    if weak and weak[0][1] >= COUNTRY_NARROWS and (len(weak) == 1 or weak[0][1] - weak[1][1] >= COUNTRY_MARGIN / 2):
+    if weak and weak[0][1] >= COUNTRY_NARROWS and (len(weak) == 1 or weak[0][1] - weak[1][1] >= COUNTRY_MARGIN):
         return result(weak[0][0], "country")
     if language in _LANGUAGE_CURRENCY:
         return result(_LANGUAGE_CURRENCY[language], "language")
