@@ -73,6 +73,12 @@ def _effective_rates(ex: Extraction) -> list[tuple[float, float]]:
     return [(100.0 * tax / b, b) for b in bases]
 
 
+def _credible(rate: float) -> float:
+    """The largest effective rate that is still a reading of a tax: beyond it the "tax" is another
+    row misread as one (a net total, a subtotal), which says nothing about the receipt."""
+    return 2 * rate + 5
+
+
 def tax_rate_signals(ex: Extraction) -> list[Signal]:
     f = ex.fields
     if f.tax_total is None or f.tax_total <= 0:
@@ -95,7 +101,7 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
     slack = max(RATE_TOLERANCE, 100 * 0.011 * max(1, len(ex.line_items)) / f.subtotal)  # type: ignore[operator]
     printed = ex.tax_rates[0] if ex.tax_rates else None
     if printed is not None:
-        if lowest > printed + slack:
+        if printed + slack < lowest <= _credible(printed):
             out.append(Signal(
                 name="plausibility.tax_rate_mismatch",
                 kind="plausibility",
@@ -103,7 +109,7 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
                       f"more than the {printed:g}% printed beside it."),
                 fields=("tax_total",),
             ))
-    elif rule is not None and rule.max is None and lowest > rule.highest + slack:
+    elif rule is not None and rule.max is None and rule.highest + slack < lowest <= _credible(rule.highest):
         # (not in sales-tax countries: a US "Tax" line also carries liquor, lodging and meal taxes)
         out.append(Signal(
             name="plausibility.tax_rate",

@@ -179,3 +179,13 @@ def test_a_broken_tax_table_fails_loudly(tmp_path):
     for country, message in broken:
         with pytest.raises(taxrates.TaxTableError, match=message):
             taxrates.load(_write_table(tmp_path, country))
+
+
+def test_a_tax_far_above_any_rate_is_a_misreading_not_a_reason():
+    # a net total misread as the tax (94 % of the subtotal) says nothing about the receipt;
+    # a tax somewhat above the country's rates does
+    base = ("KEDAI MAKAN SRI MELATI SDN BHD\n47300 PETALING JAYA, SELANGOR\nDate 12/03/2017\n"
+            "Nasi Lemak    $130.00\nSUBTOTAL    $130.00\nGST    {}\nTOTAL    $150.00")
+    assert _tax(base.format("$122.64")) == []
+    sigs = _tax(base.format("$13.00"))  # 10 %: no Malaysian GST rate
+    assert [s.name for s in sigs] == ["plausibility.tax_rate"] and "Malaysia (MY)" in sigs[0].text
