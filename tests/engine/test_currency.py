@@ -126,3 +126,13 @@ def test_every_covered_currency_is_read_from_a_small_receipt(code, text):
     ex, _ = _read(text)
     assert code in CURRENCIES
     assert ex.fields.currency == code, (code, text)
+
+
+@pytest.mark.parametrize(("code", "text"), [
+    ("GBP", "Tea Room\nScone    f3.20\nTOTAL    f12.50"),  # "£12.50" as the recogniser reads it
+    ("PHP", "Carinderia\nAdobo    P120.00\nTOTAL    P120.00"),  # "₱120.00"
+    ("VND", "Quan Com\nCom tam    45.000 d\nTOTAL    45.000 d"),  # "45.000 ₫"
+])
+def test_signs_the_recogniser_lacks_are_read_as_it_prints_them(code, text):
+    ex, _ = _read(text)
+    assert ex.fields.currency == code

@@ -114,6 +114,7 @@ _PRINTED: list[tuple[re.Pattern[str], str, float]] = [
     (re.compile(r"(?<=\d)[ ]?z[łl](?![A-Za-z])"), "PLN", 2.0),
     (re.compile(r"(?<=\d)[ ]?TL(?![A-Za-z])"), "TRY", 2.0),
     (re.compile(r"(?<=\d)[ ]?[đ₫](?![A-Za-z])|(?<![A-Za-z])VN[DĐ](?![A-Za-z])"), "VND", 2.0),
+    (re.compile(r"(?<![\d.,])\d{1,3}(?:[.,]\d{3})+[ ]?d(?![A-Za-z])"), "VND", 2.0),  # OCR reads ₫ as "d"
     (re.compile(r"(?<![A-Za-z])S?Fr\.[ ]?(?=\d)"), "CHF", 2.0),
 ]
 # Currency names (folded text).
@@ -140,6 +141,9 @@ _SHARED: list[tuple[re.Pattern[str], tuple[str, ...], int]] = [
     (re.compile(r"(?<![A-Za-z])[Kk]r\.?(?![A-Za-z])"), ("SEK", "NOK", "DKK"), 1),
     (re.compile(r"(?<![A-Za-z])(?:Dhs?|DHS?)\.?[ ]?(?=\d)|(?<=\d)[ ]?(?:Dhs?|DHS?)(?![A-Za-z])"), ("AED", "MAD"), 1),
     (re.compile(r"(?<![A-Za-z])R[ ]?(?=\d+[.,]\d{2}(?!\d))"), ("ZAR",), 2),
+    # how the recogniser reads signs it lacks: "£12.50" -> "f12.50", "₱120.00" -> "P120.00"
+    (re.compile(r"(?<![A-Za-z0-9])f(?=\d+[.,]\d{2}(?!\d))"), ("GBP",), 1),
+    (re.compile(r"(?<![A-Za-z0-9])P(?=\d+[.,]\d{2}(?!\d))"), ("PHP",), 2),
 ]
 SHARED_BONUS = 2.0  # a shared sign printed adds this to each of its currencies' country score
 COUNTRY_DECIDES = 2.0  # a currency's country score must reach this ...
