@@ -136,3 +136,19 @@ def test_every_covered_currency_is_read_from_a_small_receipt(code, text):
 def test_signs_the_recogniser_lacks_are_read_as_it_prints_them(code, text):
     ex, _ = _read(text)
     assert ex.fields.currency == code
+
+
+def test_place_names_in_dishes_and_shop_names_are_not_addresses():
+    text = ("China Wok\nSingapore Noodles    8.50\nCanada Dry    1.50\nTurkey Club    7.00\nSUBTOTAL    17.00\n"
+            "TAX    1.40\nTOTAL    $18.40")
+    ex, r = _read(text)
+    assert ex.fields.currency == "USD" and r.countries == ()
+    # the same names on an address line do count
+    ex, r = _read("Kopi Corner\n1 Raffles Place\nSingapore 048616\nKopi    $1.80\nTOTAL    $1.80")
+    assert ex.fields.currency == "SGD" and r.countries == ("SG",)
+
+
+def test_guests_count_is_not_gst():
+    # Micros bills print "Gst 2" for the party size: no GST country may follow from it
+    ex, r = _read("Steak House\nTbl 12/1  Chk 4488  Gst 2\nRibeye    42.00\nSUBTOTAL    42.00\nTAX    3.36\nTOTAL    $45.36")
+    assert ex.fields.currency == "USD" and "AU" not in r.scores and "SG" not in r.scores

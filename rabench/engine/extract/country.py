@@ -64,14 +64,15 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"(?:(?<![A-Za-z])|(?<=[A-BD-HJ-RT-Z]))GST(?![A-Za-z])(?!\s?\d{1,3}(?![\d.,%]|\s?%))",
      {"MY": 1, "SG": 1, "AU": 1, "NZ": 1, "CA": 1, "IN": 0.3}, "r"),
     (r"(?<![a-z])gst[^\n]{0,25}?(?<![\d.,])00\d{2}\s?\d{4}\s?\d{4}(?!\d)", {"MY": 4}, "f"),  # GST ID 0001 2345 6789
-    (r"(?<![\w-])\d{5,7}\s?-\s?[A-Z](?![\w-])", {"MY": 2.5}, "r"),  # company no. 789417-W
+    (r"(?<![\w-])\d{5,7}\s?-\s?[A-Z](?![\w-])", {"MY": 1.5}, "r"),  # company no. 789417-W ...
+    (r"(?:\(|(?i:co|reg|company)[^\n]{0,12}?)\d{5,7}\s?-\s?[A-Z](?![\w-])", {"MY": 1.5}, "r"),  # ... (789417-W)
     (r"\+\s?60(?!\d)", {"MY": 4}, "r"),
     (r"(?<![\d-])0\d{1,2}-\d{3,4}\s?\d{4}(?![\d-])", {"MY": 1, "AE": 0.5}, "r"),  # 03-2110 2833; Dubai 04-7059680
     # --- Singapore
     (_words("singapore", "singapura"), {"SG": 4}, "p"),
     (r"(?i:singapore)\s*\d{6}(?!\d)|(?<![A-Za-z])S\s?\(\d{6}\)", {"SG": 3}, "r"),
     (r"(?<![a-z])pte\.?\s*ltd", {"SG": 5}, "f"),
-    (r"(?<![A-Za-z0-9])(?:M[0-9]-?\d{7}-?[0-9A-Z]|M9\d{7}[A-Z]|(?:19|20)\d{7}[A-Z])(?![A-Za-z0-9])", {"SG": 3}, "r"),
+    (r"(?<![A-Za-z0-9])(?:M[0-9]-?\d{7}-?[0-9A-Z]|M9\d{7}[A-Z]|(?:19|20)\d{7}[A-Z])(?![A-Za-z0-9])", {"SG": 2}, "r"),
     (r"(?<![a-z])(?:gst|co\.?)\s*reg(?:istration)?\.?\s*(?:no|number)", {"SG": 1, "MY": 0.5}, "f"),
     (r"(?<![a-z])uen(?![a-z])", {"SG": 2}, "f"),
     (_words("orchard road", "orchard rd", "jurong", "tampines", "ang mo kio", "bukit timah", "toa payoh", "bedok", "changi",
@@ -96,7 +97,8 @@ _CUES: list[tuple[str, Votes, str]] = [
     (_words("ontario", "quebec", "british columbia", "alberta", "manitoba", "saskatchewan", "nova scotia",
             "new brunswick", "newfoundland", "toronto", "montreal", "vancouver", "calgary", "ottawa", "edmonton",
             "winnipeg", "halifax", "mississauga"), {"CA": 2.5}, "p"),
-    (r"(?<![A-Za-z0-9])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ -]?\d[ABCEGHJ-NPRSTV-Z]\d(?![A-Za-z0-9])", {"CA": 4}, "r"),
+    (r"(?<![A-Za-z0-9])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ -]?\d[ABCEGHJ-NPRSTV-Z]\d(?![A-Za-z0-9])", {"CA": 2}, "r"),
+    (r"(?<![A-Za-z0-9])[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z][ -]\d[ABCEGHJ-NPRSTV-Z]\d(?![A-Za-z0-9])", {"CA": 2}, "r"),
     (r"(?<![a-z])(?:hst|qst|tps|tvq|gst/hst)(?![a-z])", {"CA": 3}, "f"),
     (r"(?<![a-z])pst(?![a-z])", {"CA": 1.5}, "f"),
     (r"(?<!\d)\d{9}\s?RT\s?\d{4}(?!\d)", {"CA": 5}, "r"),
