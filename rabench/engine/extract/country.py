@@ -40,7 +40,7 @@ _GST = r"(?:(?<![a-z])|(?<=[abd-hj-rt-z]))gst"  # also glued ("TOTALGST", "SR=GS
 
 # (pattern, votes, matched against: "f" folded lowercase text | "r" raw text | "p" a place name, in any
 # case, in the text with accents stripped: full weight on an address line (one with a postcode-like
-# number, or the line after one), a quarter elsewhere — "China Wok", "Singapore noodles" and "Canada
+# number, or the line after one), a fifth elsewhere — "China Wok", "Singapore noodles" and "Canada
 # Dry" are not addresses; OCR glue is allowed after a capitalised name ("BristolBS1 4DJ"), not inside
 # an upper-case word ("ESSENTIAL" is not Essen))
 _CUES: list[tuple[str, Votes, str]] = [
@@ -327,7 +327,7 @@ _TAX_RATE_CUES: list[tuple[str, dict[float, Votes]]] = [
 _TAX_RATE_RX = [(re.compile(p), rates) for p, rates in _TAX_RATE_CUES]
 # A postcode-like number: 3-6 digits standing alone (not an amount, a time or part of a date).
 _POSTCODE = re.compile(r"(?<![\d.,:/])\d{3,6}(?![\d]|[.,:/]\d)")
-PLACE_ELSEWHERE = 0.25
+PLACE_ELSEWHERE = 0.2  # below COUNTRY_NARROWS (currency.py) even for a country name (4)
 _RATE = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d{1,3})?)\s?%")
 
 # The labels' language (vocab.detect_language) is the weakest cue.
