@@ -44,10 +44,20 @@ def test_edited_total_fails_with_the_numbers_as_a_proof():
         assert number in s.text
 
 
-def test_line_items_that_miss_the_subtotal_fail():
-    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    10.09")
-    assert r.check.status == "failed"
+def test_misprinted_subtotal_is_proof_when_items_and_total_agree():
+    # items 8.40 + tax 0.69 = total 9.09: the subtotal 9.40 is the one amount that disagrees
+    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    9.09")
+    assert r.check.status == "failed" and r.signal is not None and r.signal.kind == "proof"
     assert "line items add up to 8.40" in r.check.detail and "9.40" in r.check.detail
+
+
+def test_items_short_of_an_agreeing_subtotal_and_total_are_not_proof():
+    # subtotal + tax = total; only the items fall short: an item row may have gone unread
+    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    10.09")
+    assert r.check.status == "not_run"
+    s = r.signal
+    assert s is not None and s.kind == "opinion" and s.proof_type is None and s.name == "check.amounts_unreconciled"
+    assert "could not be reconciled" in s.text and "8.40" in s.text and "9.40" in s.text
 
 
 def test_one_cent_slip_fails_and_exact_passes():
@@ -55,11 +65,13 @@ def test_one_cent_slip_fails_and_exact_passes():
     assert _check(HEAD + "Tea    2.50\nSUBTOTAL    2.50\nTax 8.25%    0.21\nTOTAL    2.71").check.status == "passed"
 
 
-def test_quantity_times_unit_price_must_match_the_line():
+def test_quantity_times_unit_price_is_checked_but_never_proof_alone():
     ok = _check(HEAD + "Croissant    4.80\n  2 x 2.40\nTOTAL    4.80")
     bad = _check(HEAD + "Croissant    5.80\n  2 x 2.40\nTOTAL    5.80")
     assert ok.check.status == "passed"
-    assert bad.check.status == "failed" and "2 × 2.40 = 4.80" in bad.check.detail
+    # a weight, a per-unit discount or a misread quantity look the same: an opinion with the numbers
+    assert bad.check.status == "not_run" and "2 × 2.40 = 4.80" in bad.check.detail
+    assert bad.signal is not None and bad.signal.kind == "opinion"
 
 
 def test_zero_decimal_currency():

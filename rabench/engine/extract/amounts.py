@@ -1,7 +1,8 @@
 """Printed amounts -> numbers, whatever the locale.
 
 ``1,234.56``, ``1.234,56``, ``1 234,56``, ``1'234.56``, ``¥1,234``, ``-3.00``,
-``3.00-`` and ``(3.00)`` are all read. The rule for the separators: the last
+``3.00-`` and ``(3.00)`` are all read, also with a till's tax code glued on
+(``41.07T``, ``190.00SR``). The rule for the separators: the last
 ``.`` or ``,`` followed by one or two digits is the decimal mark; any other
 separator followed by exactly three digits groups thousands. A lone separator
 followed by three digits (``1.234``) groups thousands unless the integer part
@@ -23,7 +24,10 @@ _NUMBER = (
     r"(?P<num>\d{1,3}(?:" + _SEP + r"\d{3})+(?:[.,]\d{1,2})?"
     r"|\d+(?:[.,]\d{1,3})?)"
 )
-_SYMBOLS = r"(?:US\$|C\$|CA\$|A\$|AU\$|NZ\$|S\$|HK\$|MX\$|R\$|[$€£¥￥₹₩₺฿]|CHF|EUR|USD|GBP|JPY|Fr\.|kr|zł|Kč|Ft|円|원|元)"
+_SYMBOLS = (
+    r"(?:US\$|C\$|CA\$|A\$|AU\$|NZ\$|S\$|HK\$|MX\$|R\$|[$€£¥￥₹₩₺฿₱₫]|CHF|EUR|USD|GBP|JPY|MYR|SGD|AUD|CAD|NZD|HKD|SEK|NOK|DKK|PLN|CZK|HUF|INR|Fr\.|kr|zł|Kč|Ft"
+    r"|(?<![A-Za-z])(?:RM|Rp|Rs)|円|원|元)"
+)
 _AMOUNT_RE = re.compile(
     r"(?P<neg1>[-−–(])?(?:(?P<sym1>" + _SYMBOLS + r")\s?)?(?P<neg2>[-−–])?" + _NUMBER
     + r"(?:\s?(?P<sym2>" + _SYMBOLS + r"))?(?P<neg3>-(?!\d)|\))?(?![\d%])"
@@ -97,8 +101,11 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         glued_symbol = (
             before in "fEeC" and (start < 2 or not text[start - 2].isalnum()) and re.search(r"[.,]\d{1,2}$", num)
         )  # OCR reads a dropped "£"/"€" as a letter: "f1.08"
-        if (before.isalnum() and not glued_symbol) or before in ".,:/" or after in ":/" or (
-            after.isalpha() and after not in "kKx"
+        # a till's tax code glued to the price ("41.07T", "190.00SR", "1,99A") is not a unit
+        tax_code = bool(re.match(r"[A-Z]{1,3}(?=\s|$|\*)", text[end:])) and bool(re.search(r"[.,]\d{2}$", num))
+        label_colon = before == ":" and (start < 2 or not text[start - 2].isdigit())  # "Total:$8.20", not "10:30"
+        if (before.isalnum() and not glued_symbol) or (before in ".,:/" and not label_colon) or after in ":/" or (
+            after.isalpha() and after not in "kKx" and not tax_code
         ):
             continue
         if text[end:end + 2][:1] == "-" and text[end + 1:end + 2].isdigit():

@@ -7,7 +7,15 @@ month names; the receipt's language (German, French, Spanish... are
 day-first); the currency's country (USD is month-first, JPY year-first).
 ``parse_dates`` also says whether the order was *proven* by the text itself,
 because a proof that rests on a date (photo taken before purchase) must only
-use a date that parses unambiguously.
+use a date that parses unambiguously, and whether the receipt *attributes* the
+date to the purchase: a date-labelled row, a date printed with a time, or a
+date standing on its own in the header. A digit run inside an item code
+("XE11-22-30") or a card's expiry date is not the purchase date, and no proof
+may rest on it.
+
+OCR glues a time to a date: "25.04.2009:38" is the 25th of April 2020 at 09:38
+(a two-digit year then the hour: a four-digit year is never followed by ":mm"),
+"10/03/20185:41:06" is 2018 at 5:41, and "09:3825.04.2020" a time then a date.
 """
 
 from __future__ import annotations
@@ -49,6 +57,9 @@ class DateCandidate(msgspec.Struct, frozen=True):
     row: int  # row index it was found in
     unambiguous: bool  # the text alone fixes day, month and year
     labelled: bool = False  # on a row that says "Date"/"Datum"/"Fecha"...
+    timed: bool = False  # printed with a time of day (the till's timestamp)
+    header: bool = False  # standing on its own in the header, above the first amount
+    other_purpose: bool = False  # an expiry, "valid until", "return by", "best before" date
     # The earliest date the printed text can mean (day-first or month-first). Whatever the
     # order, the purchase was not before it: a photo taken a day before *this* was taken
     # before the purchase, so a proof can rest on it when the order itself is unsettled.
@@ -58,8 +69,22 @@ class DateCandidate(msgspec.Struct, frozen=True):
     def earliest_iso(self) -> str:
         return self.earliest or self.iso
 
+    @property
+    def attributed(self) -> bool:
+        """The receipt says this is when the purchase happened (a proof may rest on it)."""
+        return not self.other_purpose and (self.labelled or self.timed or self.header)
 
-_NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,4})(?!\d)")
+
+# the year group may run on into a glued time ("25.04.2009:38"): split by _year_and_time
+_NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,6})(?![\d.,/-]?\d)")
+_TIME = re.compile(r"(?<![\d.,])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s?[ap]\.?m\.?)?(?![\d.,]?\d)", re.I)
+_TIME_THEN_DATE = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})")
+_OTHER_PURPOSE = re.compile(
+    r"(?<![a-z])(exp|expiry|expires|expiration|valid|gultig|gueltig|until|bis|best before|use by|mhd|"
+    r"return by|returns? until|retour|ruckgabe|umtausch|vence|vencimiento|scadenza|valable|jusqu|"
+    r"due date|due by|member since|since|birthday|geburtstag|dob)(?![a-z])",
+    re.I,
+)
 _YMD_CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 _DMONY = re.compile(r"(?<!\d)(\d{1,2})\.?\s*(?:de\s+)?(" + _MONTH_RE + r")\.?,?\s*(?:de\s+)?'?(\d{4}|\d{2})(?!\d)", re.I)
 _MONDY = re.compile(r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)", re.I)
@@ -97,34 +122,79 @@ def numeric_orders(a: str, b: str, c: str) -> dict[str, str]:
     return out
 
 
+def _year_and_time(c: str, after: str) -> tuple[str, bool] | None:
+    """The year digits of a numeric date's last group, and whether a time was glued to it.
+
+    ``c`` is the run of digits after the second separator, ``after`` the text that follows.
+    A clean year is 2 or 4 digits not followed by ":"; otherwise the run is a year glued to
+    an hour ("2009" + ":38" -> year "20", 09:38; "20185" + ":41" -> 2018, 5:41).
+    """
+    if not after.startswith(":"):
+        return (c, False) if len(c) in (2, 4) else None
+    for ylen in (4, 2):
+        hour = c[ylen:]
+        if 1 <= len(hour) <= 2 and int(hour) <= 23 and re.match(r":[0-5]\d", after):
+            return c[:ylen], True
+    return None
+
+
+def _context(text: str, start: int, end: int) -> tuple[bool, bool]:
+    """(glued to letters before it, a time of day elsewhere on the row)."""
+    glued = start > 0 and text[start - 1].isalpha()
+    rest = text[:start] + " " * (end - start) + text[end:]
+    return glued, bool(_TIME.search(rest))
+
+
 def parse_dates(
-    rows: list[str], *, language: str | None = None, country_order: str | None = None
+    rows: list[str], *, language: str | None = None, country_order: str | None = None,
+    header_rows: int = 0,
 ) -> list[DateCandidate]:
-    """Every date printed on the receipt, with the numeric ones resolved by evidence."""
+    """Every date printed on the receipt, with the numeric ones resolved by evidence.
+
+    ``header_rows``: how many rows stand above the first amount (a date alone there is the
+    receipt's own date).
+    """
     named: list[DateCandidate] = []
-    numeric: list[tuple[int, str, dict[str, str], bool]] = []
-    for i, text in enumerate(rows):
+    numeric: list[tuple[int, str, dict[str, str], bool, bool, bool, bool, bool]] = []
+    for i, raw in enumerate(rows):
+        text = _TIME_THEN_DATE.sub(r"\1 ", raw)
         labelled = bool(_DATE_LABEL.search(text))
+        other = bool(_OTHER_PURPOSE.search(text.lower()))
+        header = i < header_rows
+
+        def cand(iso: str, m: re.Match[str], unambiguous: bool) -> DateCandidate:
+            glued, timed = _context(text, m.start(), m.end())
+            return DateCandidate(iso, m.group(0), i, unambiguous, labelled, timed, header and not glued, other)
+
         for m in _YMD_CJK.finditer(text):
             iso = _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
             if iso:
-                named.append(DateCandidate(iso, m.group(0), i, True, labelled))
+                named.append(cand(iso, m, True))
         for m in _DMONY.finditer(text):
             iso = _valid(_year(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))
             if iso:
-                named.append(DateCandidate(iso, m.group(0), i, len(m.group(3)) == 4, labelled))
+                named.append(cand(iso, m, len(m.group(3)) == 4))
         for m in _MONDY.finditer(text):
             iso = _valid(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)))
             if iso:
-                named.append(DateCandidate(iso, m.group(0), i, True, labelled))
+                named.append(cand(iso, m, True))
         for m in _NUMERIC.finditer(text):
-            a, _, b, c = m.groups()
-            readings = numeric_orders(a, b, c)
+            a, sep, b, c = m.groups()
+            split = _year_and_time(c, text[m.end():])
+            if split is None:
+                continue
+            year, glued_time = split
+            glued, timed = _context(text, m.start(), m.end())
+            if glued and not labelled:
+                continue  # digits inside a code ("XE11-22-30"), not a date
+            readings = numeric_orders(a, b, year)
             if readings:
-                numeric.append((i, m.group(0), readings, labelled))
+                printed = f"{a}{sep}{b}{sep}{year}"
+                numeric.append((i, printed, readings, labelled, timed or glued_time, header and not glued, other,
+                                len(year) == 4 or len(a) == 4))
 
     # Evidence from the document: orders forced by some date's components.
-    forced = {next(iter(r)) for _, _, r, _ in numeric if len(r) == 1}
+    forced = {next(iter(r)) for _, _, r, *_ in numeric if len(r) == 1}
     forced.discard("YMD")
     forced_by_document = len(forced) == 1
     if forced_by_document:
@@ -139,25 +209,31 @@ def parse_dates(
         preferred = "DMY"
 
     out = list(named)
-    for i, text, readings, labelled in numeric:
-        four_digit_year = bool(re.match(r"\d{4}", text)) or bool(re.search(r"\d{4}$", text))
+    for i, text, readings, labelled, timed, header, other, four_digit_year in numeric:
         if len(readings) == 1:
             iso = next(iter(readings.values()))
-            out.append(DateCandidate(iso, text, i, four_digit_year, labelled))
+            out.append(DateCandidate(iso, text, i, four_digit_year, labelled, timed, header, other))
         else:
             iso = readings.get(preferred) or next(iter(readings.values()))
             same = readings.get("DMY") == readings.get("MDY")  # e.g. 05/05/2024
             # another date on the receipt fixing the order counts as the text itself
             settled = same or forced_by_document
             earliest = min(v for k, v in readings.items() if k in ("DMY", "MDY"))
-            out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled, earliest))
+            out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled, timed, header, other,
+                                     earliest))
     out.sort(key=lambda c: c.row)
     return out
 
 
 def pick_date(candidates: list[DateCandidate]) -> DateCandidate | None:
-    """The purchase date: a labelled date first, else the first date on the receipt."""
+    """The purchase date: a labelled date first, then one printed with a time, then one in the
+    header, else the first date on the receipt; never an expiry or "valid until" date when
+    another is printed."""
     if not candidates:
         return None
-    labelled = [c for c in candidates if c.labelled]
-    return (labelled or candidates)[0]
+    usable = [c for c in candidates if not c.other_purpose] or candidates
+    for pick in (lambda c: c.labelled and c.timed, lambda c: c.labelled, lambda c: c.timed, lambda c: c.header):
+        chosen = [c for c in usable if pick(c)]
+        if chosen:
+            return chosen[0]
+    return usable[0]

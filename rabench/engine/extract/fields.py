@@ -1,12 +1,13 @@
 """Printed rows -> the receipt's fields, line items and the amounts the checks need.
 
 One pass classifies every row by its label (``vocab.row_kind``) and reads the
-row's amount (the right-most one, the way receipts print them). The total is
-the largest amount on a total row (a grand total is never smaller than a
-partial one); taxes on several rows add up unless a row gives their total;
-a tax printed "incl." is part of the total, not added to it. Line items are
-the amount rows above the first subtotal/total/tax row. Everything keeps the
-row it came from, so reasons and visual forensics can point at the pixels.
+row's amount (the right-most one, the way receipts print them). The totals
+block (``summary``) gives total, subtotal, taxes, tips, discounts and rounding;
+line items (``items``) are the amount rows above it. Both report their doubts
+(rows they could not place, a gap where a line may be unread, an item count
+that disagrees), which decide whether the arithmetic may be claimed as proof.
+Everything keeps the row it came from, so reasons and visual forensics can
+point at the pixels.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from rabench.contracts.verdict import Fields
 from rabench.engine.extract.amounts import Amount, find_amounts
 from rabench.engine.extract.currency import country_date_order, decimals_for, detect_currency
 from rabench.engine.extract.dates import DateCandidate, parse_dates, pick_date
+from rabench.engine.extract.items import read_items
 from rabench.engine.extract.layout import Box, Row
-from rabench.engine.extract.vocab import INCLUSIVE, detect_language, fold, row_kind
+from rabench.engine.extract.summary import read_summary
+from rabench.engine.extract.vocab import detect_language, fold, row_kind
 
 
 class Money(msgspec.Struct, frozen=True):
@@ -35,13 +38,26 @@ class Extraction(msgspec.Struct, frozen=True):
     fields: Fields
     line_items: list[LineItem]
     language: str | None = None
+    # The date a proof (photo taken before the purchase) may rest on: set only when the receipt
+    # attributes the date to the purchase (labelled, printed with a time, or alone in the header).
     date_unambiguous: bool = False
     date_earliest: str | None = None  # the earliest reading of the printed date (see dates.py)
+    date_attributed: bool = False
     tax_rates: list[float] = []  # printed rates, percent
     taxes: list[float] = []  # every tax amount added to the subtotal
     tax_inclusive: bool = False  # taxes printed as "incl.": already inside the total
     tips: list[float] = []  # tips / service charges
     discounts: list[float] = []  # as positive numbers
+    rounding: list[float] = []  # cash-rounding adjustments, signed ("Rounding Adj -0.02")
+    other_totals: list[float] = []  # amounts on other total-labelled rows
+    table_tax: float | None = None  # a tax summary table's tax ("GST Summary", "MwSt Netto Brutto")
+    table_net: float | None = None  # ... and its net amount
+    item_count: float | None = None  # the number of items the receipt prints ("Total Qty: 7")
+    printed_amounts: list[tuple[float, str]] = []  # every row's amount with the row's kind
+    # Why the reading may be incomplete or wrong (unplaced rows, a gap where a line may be unread,
+    # a printed item count that disagrees, an amount that looks misread). Empty = a clean reading:
+    # only then may the arithmetic check claim a proof.
+    doubts: list[str] = []
     minor_units: int = 2
     field_rows: dict[str, list[int]] = {}  # field -> row indexes it was read from
     field_boxes: dict[str, list[Box]] = {}  # field -> pixel boxes (OCR input coordinates)
@@ -103,29 +119,6 @@ def _amount_segment(row: Row, amount: Amount) -> tuple[Box | None, float]:
     return row.box, min((s.confidence for s in row.segments), default=1.0)
 
 
-def _tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
-    """(tax amount, printed rate) from a tax row, including breakdown rows
-    like ``19%  10,00  1,90  11,90`` (net, tax, gross)."""
-    text = row.text
-    rate = None
-    m = re.search(r"(\d{1,2}(?:[.,]\d{1,3})?)\s?%", text)
-    if m:
-        rate = float(m.group(1).replace(",", "."))
-        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end():]
-    amounts = [a.value for a in find_amounts(text, minor_units=minor)]
-    if not amounts:
-        return None, rate
-    if len(amounts) >= 3:
-        a, b, c = amounts[-3:]
-        if abs(a + b - c) <= 0.011:
-            return b, rate
-    if len(amounts) == 2 and rate:
-        a, b = amounts
-        if abs(a * rate / 100 - b) <= max(0.02, 0.006 * b):
-            return b, rate
-    return amounts[-1], rate
-
-
 def _merchant(rows: list[Row], first_amount_row: int) -> tuple[str | None, int | None]:
     limit = min(len(rows), max(1, min(first_amount_row, 6)))
     candidates: list[tuple[float, int, str]] = []
@@ -178,43 +171,29 @@ def _printed_span(original: str, folded: str, start: int, length: int) -> str:
     return folded[start: start + length].upper()
 
 
-_QTY_ROW = re.compile(
-    r"^\s*(?P<q>\d+(?:[.,]\d+)?)\s*(?:[a-zA-Z]{1,3}\.?)?\s*[xX×@*]\s*(?P<p>\S*\d[.,]?\d*\s?\S{0,3})\s*$"
-)
-_QTY = re.compile(
-    r"(?:(?P<q1>\d+(?:[.,]\d+)?)\s*(?:x|×|@|\*)\s*(?P<p1>[^\s]*\d[.,]\d{1,2}))"
-    r"|(?:(?:qty|menge|qte|cant)\.?\s*:?\s*(?P<q2>\d+))",
-    re.I,
-)
+def _amount_doubts(rows: list[Row], used: dict[int, Amount], majority_mark: str | None) -> list[str]:
+    """Amounts the arithmetic would use whose printed form looks misread: a decimal mark unlike
+    the rest of the receipt's ("79,60" among "53.70"s), a space inside ("4. 96")."""
+    out = []
+    for i, a in sorted(used.items()):
+        mark = _decimal_mark(a.text)
+        if majority_mark and mark and mark != majority_mark:
+            out.append(f"\"{a.text}\" on row \"{rows[i].text.strip()}\" uses another decimal mark than the receipt")
+        elif re.search(r"\d[.,]\s+\d", rows[i].text[max(0, a.start - 3): a.end + 3]):
+            out.append(f"a broken amount on row \"{rows[i].text.strip()}\"")
+    return out
 
 
-def _line_item(row: Row, amount: Amount, minor: int) -> LineItem | None:
-    label = _label_of(row, amount)
-    qty = unit = None
-    m = _QTY.search(label)
-    if m:
-        q = m.group("q1") or m.group("q2")
-        qty = float(q.replace(",", ".")) if q else None
-        if m.group("p1"):
-            found = find_amounts(m.group("p1"), minor_units=minor, allow_integers=True)
-            unit = found[-1].value if found else None
-        label = label[: m.start()] + label[m.end():]
-    # drop other printed prices from the description (not bare integers: "Room 316 - 4 nights")
-    for a in reversed(find_amounts(label, minor_units=minor)):
-        if a.decimals > 0 or not a.text.isdigit():
-            label = label[: a.start] + label[a.end:]
-    desc = re.sub(r"\s{2,}", " ", label).strip(" .:-*#\t")
-    lead = re.match(r"^(\d{1,3})\s+(?=[^\d\s])", desc)
-    if lead and qty is None:  # "2 Coffee  7.00": a leading count is the quantity
-        qty = float(lead.group(1))
-        desc = desc[lead.end():]
-    if sum(ch.isalpha() for ch in desc) < 2:
-        return None
-    return LineItem(description=desc, total=amount.value, quantity=qty, unit_price=unit)
+def _decimal_mark(text: str) -> str | None:
+    m = re.search(r"([.,])\d{1,2}(?!\d)\D*$", text)
+    return m.group(1) if m else None
 
 
-def extract_fields(rows: list[Row]) -> Extraction:
-    """Read every field the receipt prints."""
+def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
+    """Read every field the receipt prints. ``ocr``: the rows come from OCR (boxes from an
+    image, so a gap between rows can mean an unread line); default: any row has a box."""
+    if ocr is None:
+        ocr = any(r.box is not None for r in rows)
     texts = [r.text for r in rows]
     full = "\n".join(texts)
     language = detect_language(full)
@@ -226,11 +205,15 @@ def extract_fields(rows: list[Row]) -> Extraction:
     for row in rows:
         amount = _row_amount(row, minor)
         amounts.append(amount)
-        kinds.append(row_kind(_label_of(row, amount)) if amount is not None else "none")
+        if amount is not None:
+            kinds.append(row_kind(_label_of(row, amount)))
+        else:
+            # a count may print no money ("Total Qty: 7"): it still ends the items
+            k = row_kind(row.text) if re.search(r"\d", row.text) else "none"
+            kinds.append("count" if k == "count" else "none")
 
     field_rows: dict[str, list[int]] = {}
     field_boxes: dict[str, list[Box]] = {}
-
     field_confidence: dict[str, float] = {}
 
     def mark(name: str, i: int, amount: Amount | None = None) -> None:
@@ -243,66 +226,26 @@ def extract_fields(rows: list[Row]) -> Extraction:
             field_boxes.setdefault(name, []).append(box)
         field_confidence[name] = min(conf, field_confidence.get(name, 1.0))
 
-    # totals
-    total_rows = [i for i, k in enumerate(kinds) if k == "total" and amounts[i] and amounts[i].value > 0]
-    total = None
-    if total_rows:
-        i = max(total_rows, key=lambda j: (amounts[j].value, -j))  # type: ignore[union-attr]
-        total = amounts[i].value  # type: ignore[union-attr]
-        mark("total", i, amounts[i])
-    sub_rows = [i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]]
-    subtotal = None
-    if sub_rows:
-        i = sub_rows[0]
-        subtotal = amounts[i].value  # type: ignore[union-attr]
-        mark("subtotal", i, amounts[i])
-
-    taxes: list[float] = []
-    rates: list[float] = []
-    inclusive = False
-    tax_total_row = None
-    seen_tax: set[float] = set()
-    for i, k in enumerate(kinds):
-        if k != "tax":
-            continue
-        value, rate = _tax_amount(rows[i], minor)
-        if value is None:
-            continue
-        s = fold(rows[i].text)
-        if re.search(r"(total|summe|gesamt)", s) or re.search(r"(tax|vat|tva|mwst)\s*(total|summe)", s):
-            tax_total_row = (i, value)
-        if INCLUSIVE.search(s):
-            inclusive = True
-        if rate is not None:
-            rates.append(rate)
-        if value in seen_tax and rate is None:
-            continue  # a repeated summary line
-        seen_tax.add(value)
-        taxes.append(value)
+    summary = read_summary(rows, amounts, kinds, minor)
+    if summary.total_row is not None:
+        mark("total", summary.total_row, amounts[summary.total_row])
+    if summary.subtotal_row is not None:
+        mark("subtotal", summary.subtotal_row, amounts[summary.subtotal_row])
+    for i in summary.tax_rows:
         mark("tax_total", i, amounts[i])
-    if tax_total_row is not None:
-        taxes = [tax_total_row[1]]
-    tax_rows = field_rows.get("tax_total", [])
-    total_row_i = field_rows.get("total", [None])[0]
-    if tax_rows and total_row_i is not None and min(tax_rows) > total_row_i:
-        inclusive = True  # printed under the total: already inside it (VAT receipts)
-    tax_total = round(sum(taxes), minor) if taxes else None
-    if inclusive and subtotal is not None and total is not None and tax_total is not None:
-        if abs(subtotal + tax_total - total) <= 0.011:
-            inclusive = False  # printed "incl." yet added: the arithmetic says exclusive
+    for name, idx in (("tips", summary.tip_rows), ("discounts", summary.discount_rows),
+                      ("rounding", summary.rounding_rows)):
+        for i in idx:
+            _, conf = _amount_segment(rows[i], amounts[i])  # type: ignore[arg-type]
+            field_confidence[name] = min(conf, field_confidence.get(name, 1.0))
 
-    tips = [amounts[i].value for i, k in enumerate(kinds) if k == "tip" and amounts[i]]  # type: ignore[union-attr]
-    discounts = [abs(amounts[i].value) for i, k in enumerate(kinds) if k == "discount" and amounts[i]]  # type: ignore[union-attr]
-
-    # line items: amount rows above the first summary row
-    summary_kinds = {"subtotal", "total", "tax"}
-    first_summary = next((i for i, k in enumerate(kinds) if k in summary_kinds), len(rows))
     first_amount = next((i for i, a in enumerate(amounts) if a is not None), len(rows))
     merchant, merchant_row = _merchant(rows, first_amount)
     if merchant_row is not None:
         mark("merchant", merchant_row)
 
-    dates = parse_dates(texts, language=language, country_order=country_date_order(currency))
+    dates = parse_dates(texts, language=language, country_order=country_date_order(currency),
+                        header_rows=min(first_amount, summary.first_summary))
     date_c: DateCandidate | None = pick_date(dates)
     if date_c is not None:
         mark("date", date_c.row)
@@ -310,65 +253,51 @@ def extract_fields(rows: list[Row]) -> Extraction:
     if number_row is not None:
         mark("receipt_number", number_row)
 
-    items: list[LineItem] = []
-    item_rows: list[int] = []
-    pending_desc: str | None = None
-    date_rows = {d.row for d in dates}
-    for i in range(len(rows)):
-        if i >= first_summary:
-            break
-        a = amounts[i]
-        qty_row = _QTY_ROW.match(rows[i].text)
-        if qty_row and items:
-            # "  2 x 1,50" under the item it prices
-            unit = find_amounts(qty_row.group("p"), minor_units=minor, allow_integers=True)
-            if unit:
-                last = items[-1]
-                items[-1] = LineItem(last.description, last.total,
-                                     float(qty_row.group("q").replace(",", ".")), unit[-1].value)
-                mark("line_items", i, unit[-1])
-                continue
-        # above the totals a "payment" word is part of an item's name ("SD Card 128GB")
-        if a is None or kinds[i] in ("tip", "discount", "info") or i in date_rows or i in (merchant_row, number_row):
-            text = rows[i].text.strip()
-            pending_desc = text if a is None and sum(ch.isalpha() for ch in text) >= 2 else None
-            continue
-        item = _line_item(rows[i], a, minor)
-        if item is None and pending_desc:
-            item = LineItem(description=pending_desc, total=a.value)
-            m = _QTY.search(_label_of(rows[i], a))
-            if m and m.group("q1"):
-                found = find_amounts(m.group("p1"), minor_units=minor, allow_integers=True)
-                item = LineItem(
-                    description=pending_desc, total=a.value,
-                    quantity=float(m.group("q1").replace(",", ".")),
-                    unit_price=found[-1].value if found else None,
-                )
-        pending_desc = None
-        if item is not None:
-            items.append(item)
-            mark("line_items", i, a)
+    skip = {d.row for d in dates} | {x for x in (merchant_row, number_row) if x is not None}
+    reading = read_items(rows, amounts, kinds, start=0, end=summary.first_summary, skip=skip, minor=minor, ocr=ocr)
+    for i in reading.rows:
+        mark("line_items", i, amounts[i])
+    for i in reading.qty_rows:
+        mark("line_items", i)
 
+    used = {i: amounts[i] for i in [*reading.rows, *summary.tax_rows, *summary.tip_rows, *summary.discount_rows,
+                                    *summary.rounding_rows, summary.total_row, summary.subtotal_row]
+            if i is not None and amounts[i] is not None}
+    marks = [m for m in (_decimal_mark(a.text) for a in amounts if a is not None and a.decimals) if m]
+    majority = max(set(marks), key=marks.count) if marks and minor > 0 else None
+    doubts = [*reading.doubts, *summary.doubts, *_amount_doubts(rows, used, majority)]  # type: ignore[arg-type]
+    if summary.total_from_arithmetic:
+        doubts.append("no row labelled as the total was read")
+
+    attributed = bool(date_c and date_c.attributed)
     fields = Fields(
         merchant=merchant,
         date=date_c.iso if date_c else None,
-        subtotal=subtotal,
-        tax_total=tax_total,
-        total=total,
+        subtotal=summary.subtotal,
+        tax_total=round(sum(summary.taxes), minor) if summary.taxes else None,
+        total=summary.total,
         currency=currency,
         receipt_number=number,
     )
     return Extraction(
         fields=fields,
-        line_items=items,
+        line_items=reading.items,
         language=language,
-        date_unambiguous=bool(date_c and date_c.unambiguous),
-        date_earliest=date_c.earliest_iso if date_c else None,
-        tax_rates=rates,
-        taxes=taxes,
-        tax_inclusive=inclusive,
-        tips=tips,
-        discounts=discounts,
+        date_unambiguous=bool(date_c and date_c.unambiguous and attributed),
+        date_earliest=date_c.earliest_iso if date_c and attributed else None,
+        date_attributed=attributed,
+        tax_rates=summary.tax_rates,
+        taxes=summary.taxes,
+        tax_inclusive=summary.inclusive,
+        tips=summary.tips,
+        discounts=summary.discounts,
+        rounding=summary.rounding,
+        other_totals=[v for _, v in summary.other_totals],
+        table_tax=summary.table_tax,
+        table_net=summary.table_net,
+        item_count=reading.item_count,
+        printed_amounts=[(a.value, kinds[i]) for i, a in enumerate(amounts) if a is not None],
+        doubts=doubts,
         minor_units=minor,
         field_rows=field_rows,
         field_boxes=field_boxes,

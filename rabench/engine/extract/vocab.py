@@ -5,7 +5,9 @@ nothing until the label beside it says whether it is the total, the tax or
 the change given back. Matching is done on lowercased, accent-stripped text so
 "Sous-total", "SOUS TOTAL" and "sous-total" are one word. The row kinds are
 tried most specific first ("Sub Total" is a subtotal before it is a total,
-"Total TVA" a tax, "Total TTC" a total).
+"Total TVA" a tax, "Total TTC" a total, "Total Qty" a count, "Total Sales
+(Excluding GST)" a subtotal, "Total Sales (Inclusive of GST)" a total,
+"Rounding Adj" a rounding line, "Total Savings" a discount note).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ SUBTOTAL = _kw([
     "zw summe", "total ht", "montant ht", "total h.t", "netto", "nettobetrag", "net amount", "net total",
     "subtotale", "imponibile", "base imponible", "subtotaal", "items total", "total before tax",
     "total excl", "total excl.", "total hors taxes", "小計", "소계", "summa netto", "netto summe",
+    "excluding", "exclusive", "excl", "exkl", "exkl.", "ohne mwst", "hors taxe", "hors taxes", "sin iva",
+    "senza iva", "excl. btw", "exclusief", "before gst", "before tax", "before vat", "zwsumme",
 ])
 # Tax words OCR often glues to the word before ("SalesTax", "dontTVA", "enth.MwSt"): these
 # match without a left boundary (never "taxi": the right boundary still holds).
@@ -48,10 +52,18 @@ TAX = _kw([
 TIP = _kw([
     "tip", "tips", "gratuity", "service", "service charge", "serv. charge", "pourboire", "trinkgeld",
     "propina", "mancia", "servizio", "servicio", "bedienung", "fooi", "coperto", "service compris",
+    "serv charge", "svc charge", "svc chg", "service chg", "caj perkhidmatan",
 ])
 DISCOUNT = _kw([
     "discount", "rabatt", "remise", "reduction", "descuento", "sconto", "korting", "coupon",
     "savings", "you saved", "promo", "promotion", "voucher", "nachlass", "割引", "値引", "할인",
+    "rebate", "diskaun", "sconto", "abzug", "saving", "great saving", "off", "preisvorteil", "ermassigung", "member discount",
+])
+# "Rounding Adj -0.02", "Total Rounded": cash rounding to the coin (Malaysia, Switzerland, ...).
+ROUNDING = _kw([
+    "rounding", "round adj", "rounding adj", "rounding adjustment", "round off", "rounded", "rundung",
+    "gerundet", "arrondi", "arrondissement", "redondeo", "arrotondamento", "afronding", "avrundning",
+    "oresavrundning", "pembundaran", "penggenapan", "round adjustment", "rounding adj.",
 ])
 PAYMENT = _kw([
     "cash", "card", "visa", "mastercard", "master card", "amex", "maestro", "paid", "payment",
@@ -60,6 +72,7 @@ PAYMENT = _kw([
     "cambio", "contanti", "resto", "pin", "お預り", "お預かり", "お釣り", "おつり", "debit", "credit",
     "contactless", "apple pay", "google pay", "pagato", "pagado", "pago", "paye", "bezahlt",
     "received", "tarjeta credito", "pinnen", "contant", "wisselgeld", "現金", "釣銭", "gift card",
+    "tunai", "baki", "tender", "tendered", "amex", "bancontact", "kartenzahlung", "bargeld", "zahlbetrag bar",
 ])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
@@ -67,10 +80,13 @@ TOTAL = _kw([
     "total ttc", "net a payer", "a payer", "montant", "montant ttc", "importe", "total a pagar",
     "totale", "totale complessivo", "totaal", "te betalen", "合計", "お会計", "総計", "합계",
     "summa", "att betala", "razem", "suma", "celkem", "osszesen", "toplam", "balance", "ttc",
+    "jumlah", "jumlah besar", "total payable", "amount payable", "nett total", "net payable", "payable",
+    "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
-    r"inc\.|includes|enth\.?|enthaltene?|inclus|内税|税込|ttc)(?![a-z])"
+    r"inc\.|inc|includes|enth\.?|enthaltene?|inclus|inclusive|inklusive|incluye|incluyen|compris|inbegriffen|"
+    r"inclusief|termasuk|内税|税込|ttc)(?![a-z])|inclusive|incl\.?(?=[a-z])|(?<![a-z])[il1]nc[il1](?:usive|\.)"
 )
 ITEM_TAXES = _kw([
     "city tax", "tourist tax", "kurtaxe", "taxe de sejour", "tasa turistica", "citytax", "bettensteuer",
@@ -83,7 +99,36 @@ INFO = _kw([
     "km", "miles", "guests", "couverts", "personen", "pers", "terminal", "kasse", "till", "pos", "store",
     "filiale", "tel", "phone", "fax", "points", "punkte",
 ])
-COUNT_WORDS = re.compile(r"(?<![a-z])(items?|qty|quantity|articles?|artikel|stuck|pcs|anzahl|nombre|点数|点)(?![a-z])")
+COUNT_WORDS = re.compile(
+    r"(?<![a-z])(items?|item\(s\)|qty|qty\(s\)|quantity|articles?|artikel|stuck|pcs|anzahl|nombre|点数|点|"
+    r"no\. of items|item count|qty count|kuantiti|unidades|articoli|artikelen|pieces|posten|positionen)(?![a-z])"
+)
+# OCR often drops the spaces between a till's words ("TotalSales(ExcludingGST)", "TOTALRM"):
+# a space goes back between two receipt words glued together, before the keywords are matched.
+_GLUE_WORDS = [
+    "total", "sub", "grand", "nett", "net", "sales", "amount", "amt", "incl", "excl", "inclusive", "exclusive",
+    "excluding", "including", "includes", "gst", "vat", "tax", "qty", "items", "item", "rm", "rounding", "rounded",
+    "adj", "payable", "due", "cash", "change", "summe", "mwst", "inkl", "exkl", "of", "sst", "sr", "zr",
+]
+_GLUE = re.compile(r"(" + _alt(_GLUE_WORDS) + r")(?=(?:" + _alt(_GLUE_WORDS) + r")(?![a-z]))")
+
+
+def unglue(s: str) -> str:
+    """``"totalsales(excludinggst)"`` -> ``"total sales(excluding gst)"`` (folded text)."""
+    return _GLUE.sub(r"\1 ", s)
+
+
+# "Total" as OCR misreads it on thermal paper: "lotal", "Totai", "iotal", "TOTAI", "tota1"
+_TOTAL_MISREAD = re.compile(r"(?<![a-z])[tli1][o0][tl][a4][li1](?![a-z])")
+
+_GLUED_COUNT = re.compile(r"total\s*(qty|quantity|items?|item\(s\)|pcs|pieces)")
+# A total row that is really a statement of savings ("Total Savings", "You saved").
+SAVINGS = re.compile(r"(?<![a-z])(savings?|saved|ersparnis|gespart|economie|ahorro|risparmio|besparing)(?![a-z])")
+# "Total Sales (Excluding GST)", "Total excl. VAT", "Sub-total (EX)": the net amount before tax.
+EXCLUSIVE = re.compile(
+    r"(?<![a-z])(excl|exkl|excluding|exclusive|exclusief|excl\.|ex|before|hors|sin|senza|ohne|netto|net of)(?![a-z])"
+    r"|excluding|exclusive"
+)
 
 LANGUAGE_WORDS: dict[str, list[str]] = {
     "en": ["total", "subtotal", "tax", "thank you", "change", "receipt", "cash", "amount due",
@@ -119,34 +164,48 @@ def detect_language(text: str) -> str | None:
 
 
 def row_kind(label: str) -> str:
-    """What a row's label says its amount is:
-    subtotal | tax | tip | discount | payment | total | info (not money) | other (an item)."""
-    s = fold(label)
+    """What a row's label says its amount is: subtotal | tax | tip | discount | rounding |
+    payment | count (a number of items) | total | info (not money) | other (an item)."""
+    s = unglue(fold(label))
     if ITEM_TAXES.search(s):
         return "other"  # a tourist tax is a charge on the bill, not the receipt's tax
-    if SUBTOTAL.search(s):
-        return "subtotal"
     has_tax = bool(TAX.search(s) or _GLUED_TAX.search(s))
-    has_total = bool(TOTAL.search(s))
+    has_total = bool(TOTAL.search(s) or _TOTAL_MISREAD.search(s))
+    if ROUNDING.search(s) and not (has_tax and not has_total):
+        # "Rounding Adj", "Total Rounded", "Total after rounding": the rounded total is a total
+        return "total" if has_total else "rounding"
+    if _GLUED_COUNT.search(s):
+        return "count"
+    if SUBTOTAL.search(s) or (has_total and re.search(r"excluding|exclusive|excl\.?\s?(gst|vat|tax)", s)):
+        return "subtotal"
     if has_tax and has_total:
-        # "Total TTC"/"Total incl. VAT" is the total; "Total tax"/"Total TVA" the tax
-        if re.search(r"(?<![a-z])(incl|inkl|including|inc\.|ttc)(?![a-z])", s) and not re.search(
-            r"(?<![a-z])(tax|vat|tva|mwst|iva|gst|btw)\s*(total|summe)", s
+        # "Total TTC"/"Total incl. VAT"/"Total Sales (Inclusive of GST)" is the total;
+        # "Total tax"/"Total TVA" the tax; "Total excl. GST" the net amount
+        if EXCLUSIVE.search(s):
+            return "subtotal"
+        tax_at = min(m.start() for m in (TAX.search(s), _GLUED_TAX.search(s)) if m)
+        total_at = min(m.start() for m in (TOTAL.search(s), _TOTAL_MISREAD.search(s)) if m)
+        if INCLUSIVE.search(s) and total_at < tax_at and not re.search(
+            r"(?<![a-z])(tax|vat|tva|mwst|iva|gst|btw)\s*(total|summe|payable|amount|amt)", s
         ):
-            return "total"
+            return "total"  # "Total incl. VAT", not "GST @6% included in total" (the tax)
         return "tax"
     if has_tax:
         return "tax"
+    if has_total and SAVINGS.search(s):
+        return "info"  # "Total Savings -3.29": a statement, already inside the prices
     if DISCOUNT.search(s):
         return "discount"
     if TIP.search(s):
         return "tip"
+    if has_total and COUNT_WORDS.search(s):
+        return "count"
     if PAYMENT.search(s):
         return "payment"
     if has_total:
-        if COUNT_WORDS.search(s):
-            return "other"
         return "total"
+    if COUNT_WORDS.search(s) and re.search(r"(?<![a-z])(total|no\.|count|anzahl|number|jumlah|nombre|numero)", s):
+        return "count"
     if INFO.search(s):
         return "info"
     return "other"

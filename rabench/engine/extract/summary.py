@@ -1,0 +1,253 @@
+"""The totals block: total, subtotal, taxes, tips, discounts, rounding, and what is unclear.
+
+Why its own module: the rows under the items are where a reading goes wrong in
+ways that become false proofs — a tax-inclusive total read as exclusive, a
+"Rounding Adj -0.02" row ignored, a GST summary table's "TOTAL: 26.00 1.56"
+taken for the total, "Total Sales (Inclusive of GST)" next to "Total", the
+tax row's amount read as the total. Each row's role comes from its label
+(``vocab.row_kind``) and its place: a "Net Total" printed under the tax is the
+amount due (Malaysia, Singapore), above it the net amount; a table under a
+"GST Summary"/"MwSt" header is a tax breakdown, not totals; the total is the
+amount after the rounding row when there is one, else the largest amount on a
+total row (a grand total is never smaller than a partial one). Rows in the
+totals block the reader cannot place are kept as doubts, so the arithmetic
+check does not turn a misunderstanding into a proof.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from rabench.engine.extract.amounts import Amount, find_amounts
+from rabench.engine.extract.layout import Row
+from rabench.engine.extract.vocab import INCLUSIVE, TOTAL, fold, row_kind, unglue
+
+SUMMARY_KINDS = {"subtotal", "total", "tax", "count", "rounding"}
+_TABLE_HEAD = re.compile(
+    r"(gst|tax|vat|mwst|ust|tva|btw|iva|sst)\s*(summary|sumary|analysis|breakdown|code|ubersicht|detail|rate)"
+    r"|(?<![a-z])(netto|net|ht|amount|amt|base|basis|excl)(?![a-z]).*(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer)"
+    r"|(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer)(?![a-z]).*(?<![a-z])(netto|net|brutto|ht|ttc|amount|amt)(?![a-z])"
+)
+_DATE_OR_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}")
+_NET_TOTAL = re.compile(r"(?<![a-z])net+\s*total|(?<![a-z])nett(?![a-z])")
+
+
+class SummaryReading(msgspec.Struct, frozen=True):
+    total: float | None = None
+    total_row: int | None = None
+    total_from_arithmetic: bool = False  # no total label read: the row that equals subtotal + tax
+    subtotal: float | None = None
+    subtotal_row: int | None = None
+    taxes: list[float] = []
+    tax_rows: list[int] = []
+    tax_rates: list[float] = []
+    inclusive: bool = False
+    tips: list[float] = []
+    tip_rows: list[int] = []
+    discounts: list[float] = []  # as positive numbers
+    discount_rows: list[int] = []
+    rounding: list[float] = []  # signed, as printed
+    rounding_rows: list[int] = []
+    other_totals: list[tuple[int, float]] = []  # every total-labelled row's amount but the one chosen
+    table_rows: list[int] = []  # rows of a tax summary table
+    table_tax: float | None = None  # the tax the table gives (its total row, or its rows summed)
+    table_net: float | None = None
+    first_summary: int = 0  # the first row of the totals block (the items end above it)
+    doubts: list[str] = []  # rows in the totals block whose role is unclear
+
+
+def tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
+    """(tax amount, printed rate) from a tax row, including breakdown rows
+    like ``19%  10,00  1,90  11,90`` (net, tax, gross)."""
+    text = row.text
+    rate = None
+    m = re.search(r"(\d{1,2}(?:[.,]\d{1,3})?)\s?%", text)
+    if m:
+        rate = float(m.group(1).replace(",", "."))
+        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+    amounts = [a.value for a in find_amounts(text, minor_units=minor)]
+    if not amounts:
+        return None, rate
+    if len(amounts) >= 3:
+        a, b, c = amounts[-3:]
+        if abs(a + b - c) <= 0.011:
+            return b, rate
+    if len(amounts) == 2 and rate:
+        a, b = amounts
+        if abs(a * rate / 100 - b) <= max(0.02, 0.006 * b):
+            return b, rate
+    return amounts[-1], rate
+
+
+def _table(rows: list[Row], kinds: list[str], minor: int, after: int) -> tuple[list[int], float | None, float | None]:
+    """A tax summary table at or below row ``after``: its rows, its tax and its net amount."""
+    for h in range(after, len(rows)):
+        s = unglue(fold(rows[h].text))
+        if not _TABLE_HEAD.search(s) or len(find_amounts(rows[h].text, minor_units=minor)) >= 2:
+            continue
+        body: list[int] = []
+        nets: list[float] = []
+        taxes: list[float] = []
+        total_pair: tuple[float, float] | None = None
+        misses = 0
+        for j in range(h + 1, min(len(rows), h + 12)):
+            text = rows[j].text
+            masked = re.sub(r"\d{1,2}(?:[.,]\d{1,3})?\s?%", " ", text)
+            found = find_amounts(masked, minor_units=minor)
+            if len(found) < 2:
+                misses += 1
+                if misses > 1 or (body and not found):
+                    break
+                continue
+            body.append(j)
+            values = [a.value for a in found]
+            if len(values) >= 3 and abs(values[-3] + values[-2] - values[-1]) <= 0.011:
+                net, tax = values[-3], values[-2]
+            else:
+                net, tax = values[-2], values[-1]
+            if re.search(r"(?<![a-z])(total|summe|jumlah|gesamt)", fold(text)):
+                total_pair = (net, tax)
+            else:
+                nets.append(net)
+                taxes.append(tax)
+        if body:
+            if total_pair is not None:
+                return body, round(total_pair[1], 6), round(total_pair[0], 6)
+            return body, round(sum(taxes), 6), round(sum(nets), 6)
+    return [], None, None
+
+
+def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int) -> SummaryReading:
+    """Read the totals block. ``kinds`` is each row's ``row_kind`` ("none" without an amount,
+    except count rows, which may print only a number of items)."""
+    kinds = list(kinds)
+    n = len(rows)
+    tax_seen_at = next((i for i, k in enumerate(kinds) if k == "tax"), None)
+    for i, k in enumerate(kinds):
+        # "Net Total" under the tax is what is due (MY/SG tills); above it, the net amount
+        if k == "subtotal" and tax_seen_at is not None and i > tax_seen_at and _NET_TOTAL.search(fold(rows[i].text)):
+            kinds[i] = "total"
+    sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
+    for i, k in enumerate(kinds):
+        # a "tax" row that says total and is at least the subtotal is the total ("Total In ofGST 6.00")
+        if k == "tax" and sub_at is not None and i > sub_at and amounts[i] is not None and TOTAL.search(
+            unglue(fold(rows[i].text))
+        ) and amounts[i].value >= amounts[sub_at].value > 0:  # type: ignore[union-attr]
+            kinds[i] = "total"
+    first_summary = next((i for i, k in enumerate(kinds) if k in SUMMARY_KINDS), n)
+    table_rows, table_tax, table_net = _table(rows, kinds, minor, first_summary)
+    in_table = set(table_rows)
+
+    def value(i: int) -> float:
+        return amounts[i].value  # type: ignore[union-attr]
+
+    total_rows = [i for i, k in enumerate(kinds) if k == "total" and amounts[i] and value(i) > 0 and i not in in_table]
+    rounding_rows = [i for i, k in enumerate(kinds) if k == "rounding" and amounts[i] and i not in in_table]
+    total = total_row = None
+    if total_rows:
+        after_rounding = [i for i in total_rows if rounding_rows and i > rounding_rows[0]]
+        if after_rounding:
+            total_row = after_rounding[-1]  # "Total Rounded", "Net Total" after "Rounding Adj"
+        else:
+            total_row = max(total_rows, key=lambda j: (value(j), -j))
+        total = value(total_row)
+    sub_rows = [i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i] and i not in in_table]
+    subtotal = subtotal_row = None
+    if sub_rows:
+        subtotal_row = sub_rows[0]
+        subtotal = value(subtotal_row)
+
+    taxes: list[float] = []
+    tax_rows: list[int] = []
+    rates: list[float] = []
+    inclusive = False
+    tax_total_row: tuple[int, float] | None = None
+    seen_tax: set[float] = set()
+    for i, k in enumerate(kinds):
+        if k != "tax" or i in in_table:
+            continue
+        tax, rate = tax_amount(rows[i], minor)
+        if tax is None:
+            continue
+        s = unglue(fold(rows[i].text))
+        if re.search(r"(total|summe|gesamt|jumlah)", s):
+            tax_total_row = (i, tax)
+        if INCLUSIVE.search(s):
+            inclusive = True
+        if rate is not None:
+            rates.append(rate)
+        if tax in seen_tax and rate is None:
+            continue  # a repeated summary line
+        seen_tax.add(tax)
+        taxes.append(tax)
+        tax_rows.append(i)
+    if tax_total_row is not None:
+        taxes = [tax_total_row[1]]
+    if not taxes and table_tax:
+        taxes = [table_tax]  # only the GST summary prints it: inside the prices
+        inclusive = True
+    if tax_rows and total_row is not None and min(tax_rows) > total_row:
+        inclusive = True  # printed under the total: already inside it (VAT receipts)
+    tax_total = round(sum(taxes), minor) if taxes else None
+    if inclusive and subtotal is not None and total is not None and tax_total is not None:
+        if abs(subtotal + tax_total - total) <= 0.011:
+            inclusive = False  # printed "incl." yet added: the arithmetic says exclusive
+
+    tip_rows = [i for i, k in enumerate(kinds) if k == "tip" and amounts[i] and i not in in_table]
+    disc_rows = [i for i, k in enumerate(kinds) if k == "discount" and amounts[i] and i not in in_table]
+    rounding = [value(i) for i in rounding_rows]
+
+    from_arithmetic = False
+    if total is None and (subtotal is not None or taxes):
+        # no total label read ("TOT"I,"): the row under the subtotal/tax whose amount is their sum
+        base = subtotal if subtotal is not None else 0.0
+        want = {round(base + t + r, 6) for t in {0.0, sum(taxes)} for r in {0.0, sum(rounding)}}
+        below = max([x for x in [subtotal_row, *tax_rows] if x is not None], default=first_summary)
+        for i in range(below + 1, n):
+            a = amounts[i]
+            if a is not None and kinds[i] in ("other", "none", "total") and i not in in_table and any(
+                abs(a.value - w) <= 0.005 for w in want if w > 0
+            ):
+                total, total_row, from_arithmetic = a.value, i, True
+                break
+
+    doubts: list[str] = []
+    last = total_row if total_row is not None else first_summary
+    for i in range(first_summary, min(n, last + 1)):
+        if i in in_table:
+            continue
+        text = rows[i].text.strip()
+        if amounts[i] is not None and kinds[i] in ("other", "info"):
+            doubts.append(f"a row in the totals the reader could not place: \"{text}\"")
+        elif amounts[i] is None and re.search(r"\d", text) and kinds[i] != "count" and not _DATE_OR_TIME.search(text):
+            doubts.append(f"a number in the totals the reader could not read as money: \"{text}\"")
+    first_amount = next((i for i, a in enumerate(amounts) if a is not None), n)
+    for i in range(first_amount, min(n, last)):
+        if amounts[i] is None and row_kind(rows[i].text) in ("subtotal", "tax", "tip", "discount", "rounding", "total"):
+            doubts.append(f"\"{rows[i].text.strip()}\" is printed without an amount the reader could read")
+    others = [(i, value(i)) for i in total_rows if i != total_row]
+    return SummaryReading(
+        total=total,
+        total_row=total_row,
+        total_from_arithmetic=from_arithmetic,
+        subtotal=subtotal,
+        subtotal_row=subtotal_row,
+        taxes=taxes,
+        tax_rows=tax_rows if tax_total_row is None else [tax_total_row[0]],
+        tax_rates=rates,
+        inclusive=inclusive,
+        tips=[value(i) for i in tip_rows],
+        tip_rows=tip_rows,
+        discounts=[abs(value(i)) for i in disc_rows],
+        discount_rows=disc_rows,
+        rounding=rounding,
+        rounding_rows=rounding_rows,
+        other_totals=others,
+        table_rows=table_rows,
+        table_tax=table_tax,
+        table_net=table_net,
+        first_summary=first_summary,
+        doubts=doubts,
+    )
