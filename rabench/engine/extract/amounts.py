@@ -34,6 +34,9 @@ _AMOUNT_RE = re.compile(
 )
 
 
+_BROKEN = re.compile(r"(\d)([.,]) (\d{2})(?=\s*$|\s{2})")
+
+
 class Amount(msgspec.Struct, frozen=True):
     value: float
     text: str  # as printed
@@ -92,6 +95,8 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
     if allow_integers is None:
         allow_integers = minor_units == 0
     out: list[Amount] = []
+    # OCR breaks an amount at its decimal mark ("29. 70"): join it back (same length, offsets kept)
+    text = _BROKEN.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + " ", text)
     for m in _AMOUNT_RE.finditer(text):
         num = m.group("num")
         start, end = m.start(), m.end()
@@ -99,12 +104,13 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         after = text[end] if end < len(text) else " "
         # not digits glued to letters (SKU "AB123"), to a date or time, or inside a longer number
         glued_symbol = (
-            before in "fEeC" and (start < 2 or not text[start - 2].isalnum()) and re.search(r"[.,]\d{1,2}$", num)
-        )  # OCR reads a dropped "£"/"€" as a letter: "f1.08"
+            before in "fEeCS" and (start < 2 or not text[start - 2].isalnum()) and re.search(r"[.,]\d{1,2}$", num)
+        )  # OCR reads a dropped "£"/"€" as a letter ("f1.08"), and "$" as "S" ("S8.20")
         # a till's tax code glued to the price ("41.07T", "190.00SR", "1,99A") is not a unit
         tax_code = bool(re.match(r"[A-Z]{1,3}(?=\s|$|\*)", text[end:])) and bool(re.search(r"[.,]\d{2}$", num))
         label_colon = before == ":" and (start < 2 or not text[start - 2].isdigit())  # "Total:$8.20", not "10:30"
-        if (before.isalnum() and not glued_symbol) or (before in ".,:/" and not label_colon) or after in ":/" or (
+        lettered = (m.group("sym1") or "")[:1].isalpha()  # "EinzelpreisEUR23,49": a code glued to its label
+        if (before.isalnum() and not glued_symbol and not (lettered and before.isalpha())) or (before in ".,:/" and not label_colon) or after in ":/" or (
             after.isalpha() and after not in "kKx" and not tax_code
         ):
             continue

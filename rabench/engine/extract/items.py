@@ -36,7 +36,7 @@ QTY = re.compile(
 UNIT_INFO = re.compile(
     r"(?<![a-z])(einzelpreis|stuckpreis|stk\.?-?preis|unit price|unit|each|ea|je|pro stk|per unit|per|"
     r"prix unitaire|prix unit|p\.u\.?|pu|precio unitario|precio unit|p\. unit|prezzo unitario|prezzo unit|"
-    r"stukprijs|per stuk|u/p|u\.p\.|u\.price|unit pr|a|à)(?![a-z])|/\s?(kg|lb|l|st|stk|pc|pcs|ea)(?![a-z])"
+    r"stukprijs|per stuk|u/p|u\.p\.|u\.price|unit pr|a|à)(?![a-z])|/\s?(kg|lb|l|st|stk|pc|pcs|ea)(?![a-z])|^\s*@"
 )
 # Words a quantity row may carry around its numbers ("2 Stk x 0,95", "3 pcs @ 1.20").
 _QTY_WORDS = re.compile(r"(?<![a-z])(stk|st|pcs|pc|x|kg|lb|l|g|oz|ea|each|je|a|à|@|eur|usd|rm)(?![a-z])")

@@ -124,10 +124,10 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     except count rows, which may print only a number of items)."""
     kinds = list(kinds)
     n = len(rows)
-    tax_seen_at = next((i for i, k in enumerate(kinds) if k == "tax"), None)
+    due_at = next((i for i, k in enumerate(kinds) if k in ("tax", "total", "rounding")), None)
     for i, k in enumerate(kinds):
-        # "Net Total" under the tax is what is due (MY/SG tills); above it, the net amount
-        if k == "subtotal" and tax_seen_at is not None and i > tax_seen_at and _NET_TOTAL.search(fold(rows[i].text)):
+        # "Net Total" under the tax, a total or the rounding is what is due (MY/SG tills); above, the net amount
+        if k == "subtotal" and due_at is not None and i > due_at and _NET_TOTAL.search(unglue(fold(rows[i].text))):
             kinds[i] = "total"
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     for i, k in enumerate(kinds):
@@ -147,11 +147,12 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     rounding_rows = [i for i, k in enumerate(kinds) if k == "rounding" and amounts[i] and i not in in_table]
     total = total_row = None
     if total_rows:
-        after_rounding = [i for i in total_rows if rounding_rows and i > rounding_rows[0]]
-        if after_rounding:
-            total_row = after_rounding[-1]  # "Total Rounded", "Net Total" after "Rounding Adj"
-        else:
-            total_row = max(total_rows, key=lambda j: (value(j), -j))
+        largest = max(total_rows, key=lambda j: (value(j), -j))
+        # the amount due is the first total under "Rounding Adj" ("Total Rounded"), when it is
+        # the rounded form of the totals above; otherwise the largest total
+        after_rounding = [i for i in total_rows if rounding_rows and i > rounding_rows[0]
+                          and abs(value(i) - value(largest)) <= 0.1]
+        total_row = after_rounding[0] if after_rounding else largest
         total = value(total_row)
     sub_rows = [i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i] and i not in in_table]
     subtotal = subtotal_row = None

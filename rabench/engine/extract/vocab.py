@@ -108,7 +108,8 @@ COUNT_WORDS = re.compile(
 _GLUE_WORDS = [
     "total", "sub", "grand", "nett", "net", "sales", "amount", "amt", "incl", "excl", "inclusive", "exclusive",
     "excluding", "including", "includes", "gst", "vat", "tax", "qty", "items", "item", "rm", "rounding", "rounded",
-    "adj", "payable", "due", "cash", "change", "summe", "mwst", "inkl", "exkl", "of", "sst", "sr", "zr",
+    "adj", "payable", "due", "cash", "change", "summe", "mwst", "inkl", "exkl", "of", "sst", "sr", "zr", "after",
+    "before", "bill",
 ]
 _GLUE = re.compile(r"(" + _alt(_GLUE_WORDS) + r")(?=(?:" + _alt(_GLUE_WORDS) + r")(?![a-z]))")
 
@@ -120,6 +121,9 @@ def unglue(s: str) -> str:
 
 # "Total" as OCR misreads it on thermal paper: "lotal", "Totai", "iotal", "TOTAI", "tota1"
 _TOTAL_MISREAD = re.compile(r"(?<![a-z])[tli1][o0][tl][a4][li1](?![a-z])")
+
+# "GST" as OCR misreads it: "GSI", "GS1", "6ST"
+_TAX_MISREAD = re.compile(r"(?<![a-z])(gs[il1]|6st|g5t)(?![a-z])")
 
 _GLUED_COUNT = re.compile(r"total\s*(qty|quantity|items?|item\(s\)|pcs|pieces)")
 # A total row that is really a statement of savings ("Total Savings", "You saved").
@@ -169,7 +173,7 @@ def row_kind(label: str) -> str:
     s = unglue(fold(label))
     if ITEM_TAXES.search(s):
         return "other"  # a tourist tax is a charge on the bill, not the receipt's tax
-    has_tax = bool(TAX.search(s) or _GLUED_TAX.search(s))
+    has_tax = bool(TAX.search(s) or _GLUED_TAX.search(s) or _TAX_MISREAD.search(s))
     has_total = bool(TOTAL.search(s) or _TOTAL_MISREAD.search(s))
     if ROUNDING.search(s) and not (has_tax and not has_total):
         # "Rounding Adj", "Total Rounded", "Total after rounding": the rounded total is a total
@@ -183,7 +187,7 @@ def row_kind(label: str) -> str:
         # "Total tax"/"Total TVA" the tax; "Total excl. GST" the net amount
         if EXCLUSIVE.search(s):
             return "subtotal"
-        tax_at = min(m.start() for m in (TAX.search(s), _GLUED_TAX.search(s)) if m)
+        tax_at = min(m.start() for m in (TAX.search(s), _GLUED_TAX.search(s), _TAX_MISREAD.search(s)) if m)
         total_at = min(m.start() for m in (TOTAL.search(s), _TOTAL_MISREAD.search(s)) if m)
         if INCLUSIVE.search(s) and total_at < tax_at and not re.search(
             r"(?<![a-z])(tax|vat|tva|mwst|iva|gst|btw)\s*(total|summe|payable|amount|amt)", s
