@@ -11,6 +11,13 @@ printed fields), copies its tags plus ``transform=<kind>``, and points back with
 ``lineage``. Its random generator is seeded from (seed, case id, kind, copy
 number) alone, so a case's copies do not change when other cases are added or
 removed, and the same seed gives the same bytes.
+
+Paths: nothing is written under a name taken from the manifest as it stands. A copied
+file goes to its real path inside the source suite (``x/../a.jpg`` and a symlinked
+folder are written where they really are, and the copied case's ``file`` says so);
+a derived file is named after its derived id, which is checked against the id rule
+(``rabench.contracts.case``: a single safe file name) before anything is written.
+Two cases may share one file: it is copied once.
 """
 
 from __future__ import annotations
@@ -18,8 +25,9 @@ from __future__ import annotations
 import hashlib
 import typing
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+import msgspec
 import numpy as np
 
 from rabench import __version__
@@ -29,7 +37,7 @@ from rabench.cases.manifest import open_suite
 from rabench.cases.transforms import TransformError, apply_transform
 from rabench.cases.validate import validate_suite
 from rabench.contracts import Case, Lineage, SuiteHeader
-from rabench.contracts.case import Transform
+from rabench.contracts.case import Transform, check_id, id_key
 from rabench.errors import ProblemsFound, UserError
 
 KINDS: tuple[str, ...] = typing.get_args(Transform)
@@ -92,11 +100,11 @@ def derive_suite(
     if problems:
         raise ProblemsFound([f"{src}/{p}" for p in problems] + [f"{src}: fix the suite before deriving from it"])
 
-    ids: set[str] = set()
+    keys: set[str] = set()
     files: set[str] = set()
     for loaded in reader:
-        ids.add(loaded.case.id)
-        files.add(loaded.case.file)
+        keys.add(id_key(loaded.case.id))
+        files.add(_real_rel(loaded.path, src).casefold())
     for loaded in reader:
         c = loaded.case
         if not c.is_base:
@@ -104,9 +112,14 @@ def derive_suite(
         for kind in transforms:
             for k in range(1, per_case + 1):
                 nid = derived_id(c.id, kind, k)
-                if nid in ids:
+                where = f"{reader.manifest}:{loaded.line}: case {c.id}"
+                try:
+                    check_id(nid, "derived id")
+                except ValueError as exc:
+                    raise UserError(f"{where}: {exc} (shorten the case id)") from None
+                if id_key(nid) in keys:
                     raise UserError(
-                        f"{reader.manifest}:{loaded.line}: case {c.id}: derived id {nid} already exists "
+                        f"{where}: derived id {nid} already exists "
                         "(derive from the suite without its earlier transforms)"
                     )
     if any(f.startswith(f"{DERIVED_DIR}/") for f in files):
@@ -130,12 +143,24 @@ def derive_suite(
         },
     )
     copied = derived = base = 0
+    copied_files: dict[str, tuple[str, str]] = {}  # casefolded real path -> (path, sha256)
     with StagedSuite(out, header) as suite:
         for loaded in reader:
             c = loaded.case
-            sha = suite.copy_file(loaded.path, c.file)
+            where = f"{reader.manifest}:{loaded.line}: case {c.id}"
+            rel = _real_rel(loaded.path, src)
+            seen = copied_files.get(rel.casefold())
+            if seen is None:
+                sha = suite.copy_file(loaded.path, _safe(rel))
+                copied_files[rel.casefold()] = (rel, sha)
+            elif seen[0] != rel:
+                raise UserError(f"{where}: file {rel} and {seen[0]} differ only in case; rename one")
+            else:
+                sha = seen[1]  # a file two cases share is copied once
             if sha != c.sha256.lower():
-                raise UserError(f"{reader.manifest}:{loaded.line}: case {c.id}: file {c.file} changed while deriving")
+                raise UserError(f"{where}: file {c.file} changed while deriving")
+            if rel != c.file:
+                c = msgspec.structs.replace(c, file=rel)
             suite.add(c)
             copied += 1
             if not c.is_base:
@@ -149,7 +174,7 @@ def derive_suite(
                         new, mtype = apply_transform(data, c.media_type, kind, rng_for(seed, c.id, kind, k))  # type: ignore[arg-type]
                     except TransformError as exc:
                         raise UserError(f"{reader.manifest}:{loaded.line}: case {c.id}: cannot {kind}: {exc}") from None
-                    rel = f"{DERIVED_DIR}/{nid}{SUITE_EXTENSION[mtype]}"
+                    rel = _safe(f"{DERIVED_DIR}/{nid}{SUITE_EXTENSION[mtype]}")
                     suite.add(
                         Case(
                             id=nid,
@@ -163,3 +188,16 @@ def derive_suite(
                     )
                     derived += 1
     return DeriveReport(out=out, copied=copied, derived=derived, base=base)
+
+
+def _real_rel(path: Path, root: Path) -> str:
+    """Where ``path`` (already resolved inside the suite) really is, relative to the suite."""
+    return path.relative_to(root.resolve()).as_posix()
+
+
+def _safe(rel: str) -> str:
+    """``rel`` if it names a file strictly inside the folder being written, else UserError."""
+    parts = PurePosixPath(rel).parts
+    if not parts or rel.startswith("/") or "\\" in rel or any(p in ("", ".", "..") for p in parts):
+        raise UserError(f"internal error: derive refuses to write to {rel!r} (outside --out)")
+    return rel

@@ -31,16 +31,26 @@ def describe_decode_error(exc: msgspec.ValidationError | msgspec.DecodeError) ->
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+class SymlinkLoop(UserError):
+    """A path that runs through a symlink loop (one line; callers add where it was named)."""
+
+
 def resolve_in_suite(root: Path, rel: str, root_real: Path | None = None) -> Path | None:
     """The file's real path if ``rel`` stays inside ``root`` (no ``..``, absolute path or symlink out).
 
     Pass ``root_real`` (``root.resolve()``, computed once per suite) on hot paths: resolving
-    the root again for every case doubles the cost of this check.
+    the root again for every case doubles the cost of this check. A symlink loop raises
+    ``SymlinkLoop`` (a UserError: one line, exit 2), never Python's ``RuntimeError``.
     """
     if not rel or rel.startswith(("/", "\\")) or os.path.isabs(rel) or "\\" in rel or "\x00" in rel:
         return None
-    root_real = root_real or root.resolve()
-    candidate = (root / rel).resolve()
+    try:
+        root_real = root_real or root.resolve()
+        candidate = (root / rel).resolve()
+    except RuntimeError:  # Python 3.11: "Symlink loop from ..."
+        raise SymlinkLoop(f"file {rel} runs through a symlink loop; replace the link with the file") from None
+    except OSError as exc:  # ELOOP from the OS, or a name too long
+        raise SymlinkLoop(f"file {rel}: {exc.strerror or exc}") from None
     try:
         candidate.relative_to(root_real)
     except ValueError:
@@ -87,7 +97,10 @@ class SuiteReader:
                     case = _case_decoder.decode(raw)
                 except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                     raise UserError(f"{self.manifest}:{lineno}: {describe_decode_error(exc)}") from None
-                path = resolve_in_suite(self.root, case.file, root_real)
+                try:
+                    path = resolve_in_suite(self.root, case.file, root_real)
+                except SymlinkLoop as exc:
+                    raise UserError(f"{self.manifest}:{lineno}: case {case.id}: {exc}") from None
                 if path is None:
                     raise UserError(
                         f"{self.manifest}:{lineno}: case {case.id}: file {case.file} escapes the suite folder"

@@ -13,12 +13,14 @@ import msgspec
 
 from rabench.cases.manifest import (
     MANIFEST,
+    SymlinkLoop,
     _case_decoder,
     describe_decode_error,
     file_sha256,
     read_header,
     resolve_in_suite,
 )
+from rabench.contracts.case import id_key
 from rabench.errors import UserError
 
 
@@ -36,6 +38,7 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
         problems.append(str(exc).replace(str(manifest), where))
 
     first_line: dict[str, int] = {}
+    first_key: dict[str, tuple[str, int]] = {}  # id_key -> (id, line): ids equal ignoring case
     deps: dict[str, list[tuple[str, str]]] = {}  # id -> [(kind, other id)]
     count = 0
     root_real = root.resolve()
@@ -54,12 +57,25 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
             if case.id in first_line:
                 problems.append(f"{prefix}: duplicate id (first on line {first_line[case.id]})")
                 continue
+            key = id_key(case.id)
+            if key in first_key:
+                other, line = first_key[key]
+                problems.append(
+                    f"{prefix}: duplicate id: same as {other} on line {line} ignoring case "
+                    "(one file on macOS and Windows); rename one"
+                )
+                continue
+            first_key[key] = (case.id, lineno)
             first_line[case.id] = lineno
             edges = [("after", a) for a in case.after]
             if case.lineage is not None:
                 edges.append(("lineage", case.lineage.of))
             deps[case.id] = edges
-            path = resolve_in_suite(root, case.file, root_real)
+            try:
+                path = resolve_in_suite(root, case.file, root_real)
+            except SymlinkLoop as exc:
+                problems.append(f"{prefix}: {exc}")
+                continue
             if path is None:
                 problems.append(f"{prefix}: file {case.file} escapes the suite folder")
             elif not path.is_file():

@@ -1,9 +1,21 @@
-"""A case: one file to check, its tags, its place in the duplicate lineage, its label."""
+"""A case: one file to check, its tags, its place in the duplicate lineage, its label.
+
+Case ids are checked where a Case is decoded (so ``cases validate``, ``run``, ``derive``
+and every generator and importer get the same rule): 1 to 128 ASCII letters, digits,
+``.``, ``_`` or ``-``, the first a letter or digit. With no ``/``, no ``\\``, no control
+character and no leading dot, an id is always a safe single file name (never ``..``), so
+code that names a file after a *validated* id cannot leave its folder. Ids are unique
+ignoring case (``id_key``): a suite must behave the same on a case-insensitive file system
+(macOS, Windows), where ``A1.jpg`` and ``a1.jpg`` are one file. NFC normalisation is part of
+the key for completeness; the ASCII alphabet makes it the identity.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Literal
+import re
+import unicodedata
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -25,15 +37,46 @@ def submission_date(value: str) -> _dt.date:
         raise ValueError(f"submitted_at {value!r} is not an ISO 8601 date or date-time") from None
 
 
+MAX_ID_LENGTH = 128
+ID_RULE = "1-128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit"
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SHA256_RE = re.compile(r"[0-9a-fA-F]{64}")
+
+
+def _shown(value: str) -> str:
+    """``value`` quoted on one line (control characters escaped), cut at 80 characters."""
+    text = repr(value[:80])
+    return text[:-1] + "...'" if len(value) > 80 else text
+
+
+def check_id(value: str, what: str = "id") -> str:
+    """``value`` if it is a safe case id, else ValueError (a one-line validation error)."""
+    if not isinstance(value, str) or _ID_RE.fullmatch(value) is None:
+        size = f" ({len(value)} characters)" if isinstance(value, str) and len(value) > MAX_ID_LENGTH else ""
+        raise ValueError(f"{what} {_shown(value)}{size} is not a valid case id: use {ID_RULE}")
+    return value
+
+
+def id_key(value: str) -> str:
+    """The key under which two ids are the same case: NFC-normalised and case-folded."""
+    return unicodedata.normalize("NFC", value).casefold()
+
+
 class Lineage(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """This case is a transform of case ``of`` (a duplicate submission of it)."""
 
     of: str
     transform: Transform
 
+    def __post_init__(self) -> None:
+        check_id(self.of, "lineage.of")
+
 
 class Case(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    id: str
+    """One file of a suite to check (``manifest.jsonl``, line 2 onwards): id, file relative to the
+    suite folder, its sha256 and media type, the label, tags, duplicate lineage and ordering."""
+
+    id: Annotated[str, msgspec.Meta(description=f"case id: {ID_RULE}; unique ignoring case")]
     file: str  # relative to the suite folder, POSIX separators
     sha256: str
     media_type: MediaType
@@ -48,6 +91,13 @@ class Case(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     submitted_at: str | None = None
 
     def __post_init__(self) -> None:
+        check_id(self.id)
+        for other in self.after:
+            check_id(other, "after")
+        if not self.file or any(not c.isprintable() for c in self.file):
+            raise ValueError(f"file {_shown(self.file)} is empty or holds a control character")
+        if _SHA256_RE.fullmatch(self.sha256) is None:
+            raise ValueError(f"sha256 {_shown(self.sha256)} is not 64 hexadecimal digits")
         if self.submitted_at is not None:
             submission_date(self.submitted_at)  # ValueError -> a one-line validation error
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rabench.cases.manifest import LoadedCase, SuiteReader, open_suite
+from rabench.contracts.case import id_key
 from rabench.errors import UserError
 
 VALIDATE_HINT = "(rabench cases validate lists every problem)"
@@ -71,6 +72,7 @@ def plan_suite(root: str) -> SuitePlan:
     suite = open_suite(root)
     where = suite.manifest
     seen: dict[str, int] = {}
+    keys: dict[str, str] = {}  # id_key -> id: ids equal ignoring case are duplicates
     edges: dict[str, list[str]] = {}
     in_order = True
     count = 0
@@ -79,6 +81,10 @@ def plan_suite(root: str) -> SuitePlan:
         count += 1
         if case.id in seen:
             raise UserError(f"{where}:{lc.line}: case {case.id}: duplicate id (first on line {seen[case.id]}) {VALIDATE_HINT}")
+        other = keys.setdefault(id_key(case.id), case.id)
+        if other != case.id:
+            raise UserError(f"{where}:{lc.line}: case {case.id}: duplicate id: same as {other} on line "
+                            f"{seen[other]} ignoring case {VALIDATE_HINT}")
         seen[case.id] = lc.line
         if not lc.path.is_file():
             raise UserError(f"{where}:{lc.line}: case {case.id}: file {case.file} not found {VALIDATE_HINT}")

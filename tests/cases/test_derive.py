@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,77 @@ def test_a_failure_half_way_writes_nothing(tmp_path):
         derive_suite(tmp_path / "base", tmp_path / "out", transforms=["crop"], seed=0)
     assert not (tmp_path / "out").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["base", "src"]
+
+
+# --- Paths never built from raw manifest text (issue 15) -------------------------------------
+
+
+def _manifest(root: Path, cases: list[dict]) -> None:
+    header = {"type": "suite_header", "suite": "receipt", "name": "t"}
+    (root / "manifest.jsonl").write_text("\n".join(json.dumps(x) for x in [header, *cases]) + "\n")
+
+
+def _case(cid: str, file: str, data: bytes, **extra) -> dict:
+    return {"id": cid, "file": file, "sha256": hashlib.sha256(data).hexdigest(), "media_type": "image/jpeg",
+            "label": {"authenticity": {"verdict": "genuine"}}, **extra}
+
+
+def _tree(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def test_two_cases_sharing_a_file_derive_without_error(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    data = receipt("JPEG", "SHARED")
+    (src / "r.jpg").write_bytes(data)
+    _manifest(src, [_case("one", "r.jpg", data), _case("two", "r.jpg", data)])
+    assert validate_suite(src) == (2, [])
+    report = derive_suite(src, tmp_path / "out", transforms=["reencode"], seed=0)
+    assert (report.copied, report.derived) == (2, 2)
+    assert validate_suite(tmp_path / "out")[1] == []
+    assert sorted(_tree(tmp_path / "out")) == sorted(
+        ["manifest.jsonl", "r.jpg", "derived", "derived/one--reencode-1.jpg", "derived/two--reencode-1.jpg"])
+
+
+def test_derive_writes_nothing_outside_out_through_dotdot_and_symlinked_folders(tmp_path):
+    """``link/../../a.jpg`` is inside the source suite (the link goes two folders down), but
+    written as text under --out it would climb out of it: derive writes the real path."""
+    src = tmp_path / "work" / "src"
+    (src / "real" / "deep").mkdir(parents=True)
+    os.symlink("real/deep", src / "link")
+    data = receipt("JPEG", "CLIMB")
+    (src / "a.jpg").write_bytes(data)
+    _manifest(src, [_case("a", "link/../../a.jpg", data)])
+    assert validate_suite(src) == (1, [])
+    before = _tree(tmp_path)
+    derive_suite(src, tmp_path / "work" / "out", transforms=["crop"], seed=0)
+    new = _tree(tmp_path) - before
+    assert all(p.startswith("work/out/") or p == "work/out" for p in new), sorted(new)
+    assert validate_suite(tmp_path / "work" / "out")[1] == []
+    copied = [json.loads(x) for x in (tmp_path / "work" / "out" / "manifest.jsonl").read_text().splitlines()][1]
+    assert copied["file"] == "a.jpg"
+
+
+def test_an_escaping_id_is_refused_before_anything_is_written(tmp_path, capsys):
+    src = tmp_path / "a" / "b" / "c" / "src"
+    src.mkdir(parents=True)
+    data = receipt("JPEG", "ESCAPE")
+    (src / "r.jpg").write_bytes(data)
+    _manifest(src, [_case("../../../escaped-case", "r.jpg", data)])
+    before = _tree(tmp_path)
+    assert main(["cases", "derive", str(src), "--out", str(tmp_path / "a" / "b" / "c" / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "manifest.jsonl:2: id '../../../escaped-case' is not a valid case id" in err
+    assert _tree(tmp_path) == before
+
+
+def test_a_derived_id_over_the_length_limit_is_one_line(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    data = receipt("JPEG", "LONG")
+    (src / "r.jpg").write_bytes(data)
+    _manifest(src, [_case("x" * 120, "r.jpg", data)])
+    with pytest.raises(UserError, match=r"derived id 'x+\.\.\.' \(132 characters\) is not a valid case id.*shorten"):
+        derive_suite(src, tmp_path / "out", transforms=["reencode"], seed=0)
+    assert not (tmp_path / "out").exists()

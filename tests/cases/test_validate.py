@@ -139,3 +139,77 @@ def test_cli_never_prints_a_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "manifest.jsonl:2:" in proc.stderr
+
+
+# --- Case ids (issue 15): a safe alphabet, checked where a Case is decoded ------------------
+
+
+@pytest.mark.parametrize("bad", [
+    "../../../escaped-case", "", "a/b", "a\\b", "a\nb", "tab\there", "bell\x07", ".hidden", "-dash",
+    "caf\u00e9", "e\u0301", "x" * 129, " a", "a ",
+])
+def test_an_unsafe_case_id_is_a_one_line_problem(tmp_path, bad):
+    root = _write(tmp_path / "s", [_case("ok", "a.jpg"), _case(bad, "a.jpg")], {"a.jpg": b"x"})
+    count, problems = validate_suite(root)
+    assert count == 2 and len(problems) == 1, problems
+    assert problems[0].startswith("manifest.jsonl:3: id ") and "is not a valid case id" in problems[0]
+    assert "\n" not in problems[0] and "\t" not in problems[0] and "\x07" not in problems[0]
+    with pytest.raises(UserError, match=r"manifest.jsonl:3: id .* is not a valid case id: use 1-128 ASCII"):
+        list(open_suite(root))
+
+
+def test_ids_that_name_files_safely_are_accepted(tmp_path):
+    ids = ["000", "c00001", "a--reencode-1", "X_1.2-b", "x" * 128, "9"]
+    root = _write(tmp_path / "s", [_case(i, "a.jpg") for i in ids], {"a.jpg": b"x"})
+    assert validate_suite(root) == (len(ids), [])
+
+
+def test_references_to_unsafe_ids_are_refused_too(tmp_path):
+    root = _write(tmp_path / "s", [_case("a", "a.jpg", after=["../x"]),
+                                   _case("b", "a.jpg", lineage={"of": "a\nb", "transform": "crop"})],
+                  {"a.jpg": b"x"})
+    _, problems = validate_suite(root)
+    assert [p.split(":")[1] for p in problems] == ["2", "3"], problems
+    assert "after '../x' is not a valid case id" in problems[0]
+    assert "lineage.of 'a\\nb' is not a valid case id" in problems[1]
+
+
+def test_ids_equal_ignoring_case_are_duplicates(tmp_path):
+    """A1.jpg and a1.jpg are one file on macOS and Windows, and derive names files after ids."""
+    root = _write(tmp_path / "s", [_case("Rcpt-1", "a.jpg"), _case("rcpt-1", "a.jpg")], {"a.jpg": b"x"})
+    _, problems = validate_suite(root)
+    assert problems == ["manifest.jsonl:3: case rcpt-1: duplicate id: same as Rcpt-1 on line 2 ignoring case "
+                        "(one file on macOS and Windows); rename one"]
+
+
+def test_a_bad_sha256_or_a_control_character_in_a_file_name_is_refused(tmp_path):
+    root = _write(tmp_path / "s", [{**_case("a", "a.jpg"), "sha256": "../../etc"},
+                                   _case("b", "a\nb.jpg")], {"a.jpg": b"x"})
+    _, problems = validate_suite(root)
+    assert len(problems) == 2 and all("\n" not in p for p in problems), problems
+    assert "sha256 '../../etc' is not 64 hexadecimal digits" in problems[0]
+    assert "file 'a\\nb.jpg' is empty or holds a control character" in problems[1]
+
+
+# --- Symlink loops (issue 15): one line, exit 2 -----------------------------------------------
+
+
+def _looped_suite(root: Path) -> Path:
+    root = _write(root, [_case("a", "a.jpg"), _case("b", "loop1")], {"a.jpg": b"x"})
+    os.symlink("loop2", root / "loop1")
+    os.symlink("loop1", root / "loop2")
+    return root
+
+
+def test_a_symlink_loop_is_one_problem_line_not_a_traceback(tmp_path, capsys):
+    root = _looped_suite(tmp_path / "s")
+    count, problems = validate_suite(root)
+    assert count == 2
+    assert problems == ["manifest.jsonl:3: case b: file loop1 runs through a symlink loop; "
+                        "replace the link with the file"]
+    with pytest.raises(UserError, match="manifest.jsonl:3: case b: file loop1 runs through a symlink loop"):
+        list(open_suite(root))
+    proc = subprocess.run([sys.executable, "-m", "rabench", "cases", "validate", str(root)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "case b: file loop1 runs through a symlink loop" in proc.stderr
