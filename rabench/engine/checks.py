@@ -39,6 +39,7 @@ from rabench.engine.signals import Signal
 MIN_CONFIDENCE = 0.80  # below this an amount is not used at all (not_run)
 PROOF_CONFIDENCE = 0.90  # every amount a proof rests on was read at least this surely
 ODD_ONE_CONFIDENCE = 0.95  # ... and the one amount that disagrees with the others, at least this
+MAX_TAX_SHARE = 0.3  # VAT/GST/sales tax rates stop at 27 % (Hungary): more is a misreading
 CHECK = "totals_add_up"
 UNRECONCILED = "check.amounts_unreconciled"
 
@@ -131,6 +132,9 @@ def _proof_doubts(ex: Extraction, rel: _Relations, tol: float) -> list[str]:
     if low:
         doubts.append(f"read with OCR confidence below {PROOF_CONFIDENCE:.2f}: {', '.join(low)}")
 
+    if ex.taxes and rel.base > 0 and sum(ex.taxes) > MAX_TAX_SHARE * rel.base:
+        doubts.append(f"a tax of {_fmt(sum(ex.taxes), mu)} on {_fmt(rel.base, mu)} is more than any country charges: "
+                      "a tax row may be misread")
     # which one printed amount is the odd one out?
     odd = None
     if rel.items_ok and not rel.total_ok:

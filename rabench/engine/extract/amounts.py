@@ -37,6 +37,9 @@ _AMOUNT_RE = re.compile(
 _BROKEN = re.compile(r"(\d)([.,]) (\d{2})(?=\s*$|\s{2})")
 
 
+_O_FOR_ZERO = re.compile(r"(?:(?<=[\s$:])|(?<=RM))[Oo](?=[.,]\d{2}(?!\d))")
+
+
 class Amount(msgspec.Struct, frozen=True):
     value: float
     text: str  # as printed
@@ -97,6 +100,7 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
     out: list[Amount] = []
     # OCR breaks an amount at its decimal mark ("29. 70"): join it back (same length, offsets kept)
     text = _BROKEN.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + " ", text)
+    text = _O_FOR_ZERO.sub("0", text)  # "RMO.94": the letter O for a zero before the decimal mark
     for m in _AMOUNT_RE.finditer(text):
         num = m.group("num")
         start, end = m.start(), m.end()

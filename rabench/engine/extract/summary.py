@@ -131,11 +131,17 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             kinds[i] = "total"
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     for i, k in enumerate(kinds):
-        # a "tax" row that says total and is at least the subtotal is the total ("Total In ofGST 6.00")
-        if k == "tax" and sub_at is not None and i > sub_at and amounts[i] is not None and TOTAL.search(
-            unglue(fold(rows[i].text))
+        # a "tax" row that says total or "inclusive" and is at least the subtotal is the total
+        # ("Total In ofGST 6.00", "al ndusive GST: 635.00"): a tax is never the whole bill
+        label = unglue(fold(rows[i].text))
+        if k == "tax" and sub_at is not None and i > sub_at and amounts[i] is not None and (
+            TOTAL.search(label) or INCLUSIVE.search(label)
         ) and amounts[i].value >= amounts[sub_at].value > 0:  # type: ignore[union-attr]
             kinds[i] = "total"
+        elif k == "tax" and sub_at is not None and i > sub_at and amounts[i] is not None and (
+            amounts[i].value >= amounts[sub_at].value > 0  # type: ignore[union-attr]
+        ):
+            kinds[i] = "with_tax"  # "Sub w/Tax 39.19": the subtotal with its tax, not a tax
     first_summary = next((i for i, k in enumerate(kinds) if k in SUMMARY_KINDS), n)
     table_rows, table_tax, table_net = _table(rows, kinds, minor, first_summary)
     in_table = set(table_rows)
@@ -228,6 +234,9 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     for i in range(first_amount, min(n, last)):
         if amounts[i] is None and row_kind(rows[i].text) in ("subtotal", "tax", "tip", "discount", "rounding", "total"):
             doubts.append(f"\"{rows[i].text.strip()}\" is printed without an amount the reader could read")
+    for i, k in enumerate(kinds):
+        if k == "with_tax" and subtotal is not None and abs(value(i) - subtotal - sum(taxes)) > 0.011:
+            doubts.append(f"\"{rows[i].text.strip()}\" is not the subtotal plus the tax read")
     others = [(i, value(i)) for i in total_rows if i != total_row]
     return SummaryReading(
         total=total,

@@ -81,12 +81,12 @@ TOTAL = _kw([
     "totale", "totale complessivo", "totaal", "te betalen", "合計", "お会計", "総計", "합계",
     "summa", "att betala", "razem", "suma", "celkem", "osszesen", "toplam", "balance", "ttc",
     "jumlah", "jumlah besar", "total payable", "amount payable", "nett total", "net payable", "payable",
-    "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura",
+    "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
     r"inc\.|inc|includes|enth\.?|enthaltene?|inclus|inclusive|inklusive|incluye|incluyen|compris|inbegriffen|"
-    r"inclusief|termasuk|内税|税込|ttc)(?![a-z])|inclusive|incl\.?(?=[a-z])|(?<![a-z])[il1]nc[il1](?:usive|\.)"
+    r"inclusief|termasuk|内税|税込|ttc)(?![a-z])|inclusive|incl\.?(?=[a-z])|(?<![a-z])[il1]nc[il1](?:usive|\.)|(?<![a-z])[il1]?n[dc][il1]usive"
 )
 ITEM_TAXES = _kw([
     "city tax", "tourist tax", "kurtaxe", "taxe de sejour", "tasa turistica", "citytax", "bettensteuer",
@@ -120,7 +120,7 @@ def unglue(s: str) -> str:
 
 
 # "Total" as OCR misreads it on thermal paper: "lotal", "Totai", "iotal", "TOTAI", "tota1"
-_TOTAL_MISREAD = re.compile(r"(?<![a-z])[tli1][o0][tl][a4][li1](?![a-z])")
+_TOTAL_MISREAD = re.compile(r"(?<![a-z])(?:[tli1][o0]t[a4]?[li1]|[li1][o0][tl][a4][li1])(?![a-z])")
 
 # "GST" as OCR misreads it: "GSI", "GS1", "6ST"
 _TAX_MISREAD = re.compile(r"(?<![a-z])(gs[il1]|6st|g5t)(?![a-z])")
