@@ -37,8 +37,8 @@ from rabench.engine.extract.fields import Extraction
 from rabench.engine.signals import Signal
 
 MIN_CONFIDENCE = 0.80  # below this an amount is not used at all (not_run)
-PROOF_CONFIDENCE = 0.90  # every amount a proof rests on was read at least this surely
-ODD_ONE_CONFIDENCE = 0.95  # ... and the one amount that disagrees with the others, at least this
+PROOF_CONFIDENCE = 0.88  # every amount a proof rests on was read at least this surely
+ODD_ONE_CONFIDENCE = 0.93  # ... and the one amount that disagrees with the others, at least this
 MAX_TAX_SHARE = 0.3  # VAT/GST/sales tax rates stop at 27 % (Hungary): more is a misreading
 CHECK = "totals_add_up"
 UNRECONCILED = "check.amounts_unreconciled"
@@ -76,11 +76,12 @@ def _total_matches(ex: Extraction, base: float, tol: float) -> tuple[bool, float
     total = ex.fields.total
     assert total is not None
     tax, tips, disc, rnd = sum(ex.taxes), sum(ex.tips), sum(ex.discounts), sum(ex.rounding)
+    dep = sum(ex.deposits)
     tax_options = sorted({0.0, tax} if ex.taxes else {0.0}, reverse=not ex.tax_inclusive)
     expected = None
-    for t, d, tip, r in product(tax_options, sorted({0.0, disc}), sorted({tips, 0.0}, reverse=True),
-                                sorted({rnd, 0.0}, reverse=True)):
-        value = base + t + tip - d + r
+    for t, d, tip, r, p in product(tax_options, sorted({0.0, disc}), sorted({tips, 0.0}, reverse=True),
+                                   sorted({rnd, 0.0}, reverse=True), sorted({dep, 0.0}, reverse=True)):
+        value = base + t + tip - d + r + p
         if expected is None:
             expected = value
         if abs(value - total) <= tol:
@@ -96,7 +97,9 @@ def _relations(ex: Extraction, tol: float) -> _Relations:
     disc = sum(ex.discounts)
     items_ok = True
     if f.subtotal is not None and items_sum is not None:
-        items_ok = any(abs(items_sum - d - f.subtotal) <= tol for d in {0.0, disc})
+        # items priced with their tax and a net subtotal (Malaysian GST tills) also add up
+        tax = sum(ex.taxes)
+        items_ok = any(abs(items_sum - d - f.subtotal - t) <= tol for d in {0.0, disc} for t in {0.0, tax})
     half = 0.5 * 10 ** (-mu) + 1e-6
     bad = [
         k for k, i in enumerate(ex.line_items)
@@ -127,7 +130,8 @@ def _proof_doubts(ex: Extraction, rel: _Relations, tol: float) -> list[str]:
         used.append("tax_total")
     if rel.items_sum is not None and (rel.base_is_items or not rel.items_ok):
         used.append("line_items")
-    used += [n for n, v in (("tips", ex.tips), ("discounts", ex.discounts), ("rounding", ex.rounding)) if v]
+    used += [n for n, v in (("tips", ex.tips), ("discounts", ex.discounts), ("rounding", ex.rounding),
+                            ("deposits", ex.deposits)) if v]
     low = [n for n in used if _conf(ex, n) < PROOF_CONFIDENCE]
     if low:
         doubts.append(f"read with OCR confidence below {PROOF_CONFIDENCE:.2f}: {', '.join(low)}")
@@ -205,6 +209,8 @@ def _sentence(ex: Extraction, rel: _Relations) -> tuple[str, dict[str, float]]:
         numbers["discounts"] = round(sum(ex.discounts), 6)
     if ex.rounding:
         numbers["rounding"] = round(sum(ex.rounding), 6)
+    if ex.deposits:
+        numbers["deposits"] = round(sum(ex.deposits), 6)
     if rel.items_sum is not None:
         numbers["line_items_sum"] = rel.items_sum
     parts = []
@@ -226,6 +232,8 @@ def _sentence(ex: Extraction, rel: _Relations) -> tuple[str, dict[str, float]]:
             terms.append(f"tip/service {_fmt(sum(ex.tips), mu)}")
         if ex.rounding:
             terms.append(f"rounding {_fmt(sum(ex.rounding), mu)}")
+        if ex.deposits:
+            terms.append(f"deposit {_fmt(sum(ex.deposits), mu)}")
         text = " + ".join(terms)
         if ex.discounts:
             text += f" − discounts {_fmt(sum(ex.discounts), mu)}"

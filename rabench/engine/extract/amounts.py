@@ -34,7 +34,7 @@ _AMOUNT_RE = re.compile(
 )
 
 
-_BROKEN = re.compile(r"(\d)([.,]) (\d{2})(?=\s*$|\s{2})")
+_BROKEN = re.compile(r"(\d)([.,])( {1,2})(\d{2})(?=\s*$|\s{2})")
 
 
 _O_FOR_ZERO = re.compile(r"(?:(?<=[\s$:])|(?<=RM))[Oo](?=[.,]\d{2}(?!\d))")
@@ -98,8 +98,9 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
     if allow_integers is None:
         allow_integers = minor_units == 0
     out: list[Amount] = []
-    # OCR breaks an amount at its decimal mark ("29. 70"): join it back (same length, offsets kept)
-    text = _BROKEN.sub(lambda m: m.group(1) + m.group(2) + m.group(3) + " ", text)
+    # OCR breaks an amount at its decimal mark ("29. 70", "$154.  78" in two boxes): join it back
+    # (same length, offsets kept)
+    text = _BROKEN.sub(lambda m: m.group(1) + m.group(2) + m.group(4) + m.group(3), text)
     text = _O_FOR_ZERO.sub("0", text)  # "RMO.94": the letter O for a zero before the decimal mark
     for m in _AMOUNT_RE.finditer(text):
         num = m.group("num")

@@ -49,6 +49,7 @@ class Extraction(msgspec.Struct, frozen=True):
     tips: list[float] = []  # tips / service charges
     discounts: list[float] = []  # as positive numbers
     rounding: list[float] = []  # cash-rounding adjustments, signed ("Rounding Adj -0.02")
+    deposits: list[float] = []  # bottle deposits in the totals block, signed ("Pfand 0,25", "Leergut -0,25")
     other_totals: list[float] = []  # amounts on other total-labelled rows
     table_tax: float | None = None  # a tax summary table's tax ("GST Summary", "MwSt Netto Brutto")
     table_net: float | None = None  # ... and its net amount
@@ -234,7 +235,7 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
     for i in summary.tax_rows:
         mark("tax_total", i, amounts[i])
     for name, idx in (("tips", summary.tip_rows), ("discounts", summary.discount_rows),
-                      ("rounding", summary.rounding_rows)):
+                      ("rounding", summary.rounding_rows), ("deposits", summary.deposit_rows)):
         for i in idx:
             _, conf = _amount_segment(rows[i], amounts[i])  # type: ignore[arg-type]
             field_confidence[name] = min(conf, field_confidence.get(name, 1.0))
@@ -261,7 +262,8 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
         mark("line_items", i)
 
     used = {i: amounts[i] for i in [*reading.rows, *summary.tax_rows, *summary.tip_rows, *summary.discount_rows,
-                                    *summary.rounding_rows, summary.total_row, summary.subtotal_row]
+                                    *summary.rounding_rows, *summary.deposit_rows, summary.total_row,
+                                    summary.subtotal_row]
             if i is not None and amounts[i] is not None}
     marks = [m for m in (_decimal_mark(a.text) for a in amounts if a is not None and a.decimals) if m]
     majority = max(set(marks), key=marks.count) if marks and minor > 0 else None
@@ -292,6 +294,7 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
         tips=summary.tips,
         discounts=summary.discounts,
         rounding=summary.rounding,
+        deposits=summary.deposits,
         other_totals=[v for _, v in summary.other_totals],
         table_tax=summary.table_tax,
         table_net=summary.table_net,

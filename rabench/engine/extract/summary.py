@@ -50,6 +50,8 @@ class SummaryReading(msgspec.Struct, frozen=True):
     discount_rows: list[int] = []
     rounding: list[float] = []  # signed, as printed
     rounding_rows: list[int] = []
+    deposits: list[float] = []  # bottle deposits charged (or returned, negative) in the totals block
+    deposit_rows: list[int] = []
     other_totals: list[tuple[int, float]] = []  # every total-labelled row's amount but the one chosen
     table_rows: list[int] = []  # rows of a tax summary table
     table_tax: float | None = None  # the tax the table gives (its total row, or its rows summed)
@@ -202,9 +204,14 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         if abs(subtotal + tax_total - total) <= 0.011:
             inclusive = False  # printed "incl." yet added: the arithmetic says exclusive
 
-    tip_rows = [i for i, k in enumerate(kinds) if k == "tip" and amounts[i] and i not in in_table]
+    # a tip or service line under the total ("18% gratuity $25.56" suggested) is not inside it
+    tip_rows = [i for i, k in enumerate(kinds) if k == "tip" and amounts[i] and i not in in_table
+                and (total_row is None or i < total_row)]
     disc_rows = [i for i, k in enumerate(kinds) if k == "discount" and amounts[i] and i not in in_table]
     rounding = [value(i) for i in rounding_rows]
+    # in the items a deposit is an item of its own; under the subtotal it is a charge on the total
+    dep_rows = [i for i, k in enumerate(kinds) if k == "deposit" and amounts[i] and i >= first_summary
+                and i not in in_table]
 
     from_arithmetic = False
     if total is None and (subtotal is not None or taxes):
@@ -254,6 +261,8 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         discount_rows=disc_rows,
         rounding=rounding,
         rounding_rows=rounding_rows,
+        deposits=[value(i) for i in dep_rows],
+        deposit_rows=dep_rows,
         other_totals=others,
         table_rows=table_rows,
         table_tax=table_tax,

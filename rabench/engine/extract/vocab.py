@@ -92,6 +92,11 @@ ITEM_TAXES = _kw([
     "city tax", "tourist tax", "kurtaxe", "taxe de sejour", "tasa turistica", "citytax", "bettensteuer",
     "occupancy tax", "tassa di soggiorno", "toeristenbelasting",
 ])
+# Deposits on bottles and crates ("Pfand", "CRV", "Statiegeld"); "Leergut" returns are negative.
+DEPOSIT = _kw([
+    "pfand", "deposit", "bottle deposit", "crv", "leergut", "statiegeld", "consigne", "envase", "vuoto", "pant",
+    "emballage", "einwegpfand", "mehrwegpfand",
+])
 # Facts printed beside a number that is not money (table, server, distance, time).
 INFO = _kw([
     "table", "tisch", "mesa", "tavolo", "server", "serveur", "camarero", "cashier", "kassierer", "caissier",
@@ -168,7 +173,7 @@ def detect_language(text: str) -> str | None:
 
 
 def row_kind(label: str) -> str:
-    """What a row's label says its amount is: subtotal | tax | tip | discount | rounding |
+    """What a row's label says its amount is: subtotal | tax | tip | discount | rounding | deposit |
     payment | count (a number of items) | total | info (not money) | other (an item)."""
     s = unglue(fold(label))
     if ITEM_TAXES.search(s):
@@ -202,6 +207,8 @@ def row_kind(label: str) -> str:
         return "discount"
     if TIP.search(s):
         return "tip"
+    if DEPOSIT.search(s):
+        return "deposit"
     if has_total and COUNT_WORDS.search(s):
         return "count"
     if PAYMENT.search(s):
