@@ -37,8 +37,8 @@ for _num, _names in enumerate(
         "july jul juillet juil juli julio luglio",
         "august aug août aout august agosto ago augustus",
         "september sep sept septembre septiembre settembre set",
-        "october oct octobre oktober okt octubre ottobre ott",
-        "november nov novembre noviembre",
+        "october oct octobre oktober okt octubre ottobre ott 0ct 0ctober",
+        "november nov novembre noviembre n0v",
         "december dec décembre decembre déc dezember dez diciembre dic dicembre",
     ],
     start=1,
@@ -46,7 +46,7 @@ for _num, _names in enumerate(
     for _n in _names.split():
         MONTHS[_n] = _num
 
-_MONTH_RE = "|".join(sorted((re.escape(m) for m in MONTHS if not m[0].isdigit()), key=len, reverse=True))
+_MONTH_RE = "|".join(sorted((re.escape(m) for m in MONTHS if "月" not in m), key=len, reverse=True))
 
 DAY_FIRST_LANGUAGES = {"de", "fr", "es", "it", "nl", "pt", "pl", "cs", "tr", "da", "no"}
 
@@ -86,8 +86,13 @@ _OTHER_PURPOSE = re.compile(
     re.I,
 )
 _YMD_CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
-_DMONY = re.compile(r"(?<!\d)(\d{1,2})\.?\s*(?:de\s+)?(" + _MONTH_RE + r")\.?,?\s*(?:de\s+)?'?(\d{4}|\d{2})(?!\d)", re.I)
-_MONDY = re.compile(r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)", re.I)
+# the year group may run on into a glued time ("30 Dec 1718:40:57", "05Jan201712:41pm"): see _year_and_time
+_DMONY = re.compile(
+    r"(?<![\d:])(\d{1,2})\.?[\s/-]*(?:de\s+)?(" + _MONTH_RE + r")(?![a-z])\.?,?[\s/-]*(?:de\s+)?'?(\d{2,6})(?!\d)", re.I
+)
+_MONDY = re.compile(
+    r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4,6})(?!\d)", re.I
+)
 _DATE_LABEL = re.compile(r"(?<![a-z])(date|datum|fecha|data|le|dated|issued|ausgestellt)(?![a-z])|日付", re.I)
 MAX_YEAR = dt.date.today().year + 5  # a receipt is not printed decades ahead
 
@@ -162,22 +167,25 @@ def parse_dates(
         other = bool(_OTHER_PURPOSE.search(text.lower()))
         header = i < header_rows
 
-        def cand(iso: str, m: re.Match[str], unambiguous: bool) -> DateCandidate:
+        def cand(iso: str, m: re.Match[str], unambiguous: bool, glued_time: bool = False) -> DateCandidate:
             glued, timed = _context(text, m.start(), m.end())
-            return DateCandidate(iso, m.group(0), i, unambiguous, labelled, timed, header and not glued, other)
+            return DateCandidate(iso, m.group(0), i, unambiguous, labelled, timed or glued_time,
+                                 header and not glued, other)
 
         for m in _YMD_CJK.finditer(text):
             iso = _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
             if iso:
                 named.append(cand(iso, m, True))
         for m in _DMONY.finditer(text):
-            iso = _valid(_year(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))
-            if iso:
-                named.append(cand(iso, m, len(m.group(3)) == 4))
+            split = _year_and_time(m.group(3), text[m.end():])
+            iso = split and _valid(_year(split[0]), MONTHS[m.group(2).lower()], int(m.group(1)))
+            if iso and split:
+                named.append(cand(iso, m, len(split[0]) == 4, glued_time=split[1]))
         for m in _MONDY.finditer(text):
-            iso = _valid(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)))
+            split = _year_and_time(m.group(3), text[m.end():])
+            iso = split and len(split[0]) == 4 and _valid(int(split[0]), MONTHS[m.group(1).lower()], int(m.group(2)))
             if iso:
-                named.append(cand(iso, m, True))
+                named.append(cand(iso, m, True, glued_time=bool(split and split[1])))
         for m in _NUMERIC.finditer(text):
             a, sep, b, c = m.groups()
             split = _year_and_time(c, text[m.end():])
