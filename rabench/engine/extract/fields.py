@@ -23,6 +23,7 @@ from rabench.engine.extract.currency import country_date_order, decimals_for, de
 from rabench.engine.extract.dates import DateCandidate, parse_dates, pick_date
 from rabench.engine.extract.items import read_items
 from rabench.engine.extract.layout import Box, Row
+from rabench.engine.extract.merchant import merchant_name
 from rabench.engine.extract.summary import read_summary
 from rabench.engine.extract.vocab import detect_language, fold, row_kind
 
@@ -79,21 +80,6 @@ _NOT_RECEIPT_NO = re.compile(
     r"terminal|kasse|till|card|auth|tid|mid|iban|bic|cashier|kassierer|server|operator|pos|register|"
     r"store|filiale|zip|plz|hst|uid|nif|cif|p\.iva|partita)(?![a-z])"
 )
-_HEADER_SKIP = re.compile(
-    r"(?<![a-z])(receipt|tax invoice|invoice|rechnung|quittung|kassenbon|facture|factura|ticket|"
-    r"welcome|willkommen|bienvenue|bienvenido|order confirmation|confirmation|folio|bill|www|http|"
-    r"recu|beleg|purchase|your trip|your order|order details|details|payment|paiement|zahlung|"
-    r"tel|phone|fax|email|e-mail|vat|ust|siret|abn|gst|date|datum|fecha|copy|duplicate|"
-    r"thank|merci|danke|gracias)(?![a-z])|@|領収|レシート"
-)
-
-
-_STREET = re.compile(
-    r"(?<![a-z])(st|rd|ave|avenue|street|road|lane|blvd|boulevard|strasse|str|weg|gasse|platz|rue|calle|"
-    r"avenida|via|piazza|plaza|straat|laan|chemin|place|allee)(?![a-z])|stra(ss|ß)e(?![a-z])"
-)
-
-
 def _row_amount(row: Row, minor: int) -> Amount | None:
     """The row's amount: the right-most amount in the row's text."""
     found = find_amounts(row.text, minor_units=minor)
@@ -118,25 +104,6 @@ def _amount_segment(row: Row, amount: Amount) -> tuple[Box | None, float]:
         if amount.text.replace(" ", "") in seg.text.replace(" ", ""):
             return (seg.box or row.box), seg.confidence
     return row.box, min((s.confidence for s in row.segments), default=1.0)
-
-
-def _merchant(rows: list[Row], first_amount_row: int) -> tuple[str | None, int | None]:
-    limit = min(len(rows), max(1, min(first_amount_row, 6)))
-    candidates: list[tuple[float, int, str]] = []
-    for i, row in enumerate(rows[:limit]):
-        text = row.text.strip()
-        letters = sum(ch.isalpha() for ch in text)
-        digits = sum(ch.isdigit() for ch in text)
-        if letters < 3 or digits > letters or _HEADER_SKIP.search(fold(text)):
-            continue
-        if re.search(r"\d{4,}|^\s*\d+[a-z]?[ ,]", text, re.I) or _STREET.search(fold(text)):
-            continue  # an address or a number line
-        score = (row.height or 10.0) * (1.0 - 0.15 * len(candidates))
-        candidates.append((score, i, " ".join(s.text for s in row.segments)))
-    if not candidates:
-        return None, None
-    score, i, text = max(candidates, key=lambda c: (c[0], -c[1]))
-    return text.strip(" *-=#"), i
 
 
 def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
@@ -241,7 +208,7 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
             field_confidence[name] = min(conf, field_confidence.get(name, 1.0))
 
     first_amount = next((i for i, a in enumerate(amounts) if a is not None), len(rows))
-    merchant, merchant_row = _merchant(rows, first_amount)
+    merchant, merchant_row = merchant_name(rows, first_amount)
     if merchant_row is not None:
         mark("merchant", merchant_row)
 

@@ -1,0 +1,86 @@
+"""The merchant: the name a receipt prints in its header.
+
+Why its own module: the header mixes the name with titles ("TAX INVOICE"),
+addresses, phone and registration lines and, on scans, handwritten notes; and
+OCR glues words ("TAXINVOICE/ADJUSTMENTNOTE", "MR.D.I.Y.SDN BHD") or splits a
+legal name over two rows ("POPULAR BOOK" / "CO. (M) SDN BHD", "FARMASI
+SENTOSA SDN" / "BHD"). The merchant is the tallest of the first header rows
+that is not a title, address, phone or number line (a little preference for
+rows nearer the top), joined with a row that only carries the rest of its
+legal name, with the spaces OCR dropped around dots and brackets put back.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rabench.engine.extract.layout import Row
+from rabench.engine.extract.vocab import fold, unglue
+
+_HEADER_SKIP = re.compile(
+    r"(?<![a-z])(receipt|tax invoice|invoice|rechnung|quittung|kassenbon|facture|factura|ticket|"
+    r"welcome|willkommen|bienvenue|bienvenido|order confirmation|confirmation|folio|bill|www|http|"
+    r"recu|beleg|purchase|your trip|your order|order details|details|payment|paiement|zahlung|"
+    r"tel|phone|fax|email|e-mail|vat|ust|siret|abn|gst|date|datum|fecha|copy|duplicate|"
+    r"thank|merci|danke|gracias|cash sale|cash receipt|simplified|adjustment note)(?![a-z])|@|領収|レシート"
+    r"|taxinvoice|invoice(?=no|#|:)|tax\s?invoice|receipt(?=no|#)"
+)
+# Street and building words, in the languages receipts print addresses in.
+_STREET = re.compile(
+    r"(?<![a-z])(st|rd|ave|avenue|street|road|lane|blvd|boulevard|strasse|str|weg|gasse|platz|rue|calle|"
+    r"avenida|via|piazza|plaza|straat|laan|chemin|place|allee|jalan|jln|lorong|lot|floor|flr|level|suite|"
+    r"unit|blk|block|kawasan|taman|wisma|rua|ul|ulica|vej|gatan|gata|katu|sokak|cad|cd)(?![a-z])"
+    r"|stra(ss|ß)e(?![a-z])|^\s*no[.,\s]*\d"
+)
+# The tail of a legal name printed on a row of its own ("BHD", "CO. (M) SDN BHD", "GmbH & Co. KG").
+_FORM_ONLY = re.compile(
+    r"^[\s(]*(co\.?|company|corp\.?|\(m\)|sdn\.?|bhd\.?|s/b|plt|ltd\.?|limited|llc|inc\.?|gmbh|ag|kg|e\.k\.|"
+    r"sarl|sas|s\.a\.?|s\.l\.?|spa|s\.p\.a\.|srl|bv|nv|pty|pte|oy|ab|as|aps|kft|&|and|[,.()\s])+$",
+    re.I,
+)
+_DANGLING = re.compile(r"(?<![a-z])(sdn|pte|pty|co|&|and|gmbh\s*&\s*co)\.?\s*$", re.I)
+
+
+def tidy_name(text: str) -> str:
+    """Put back the spaces OCR drops: after "MR." before a word, between "D.I.Y." and "SDN",
+    around brackets ("Centre(M)Sdn" -> "Centre (M) Sdn"); full-width brackets to ASCII."""
+    t = text.replace("（", "(").replace("）", ")")
+    t = re.sub(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]{2})", ". ", t)  # "Sdn.Bhd" -> "Sdn. Bhd"
+    t = re.sub(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]\.)", ". ", t)  # "MR.D.I.Y." -> "MR. D.I.Y."
+    t = re.sub(r"(?<=\.[A-Za-z])\.(?=[A-Za-z]{2,})", ". ", t)  # "D.I.Y.SDN" -> "D.I.Y. SDN"
+    t = re.sub(r"(?<=[A-Za-z0-9.])\((?=[A-Za-z])", " (", t)
+    t = re.sub(r"\)(?=[A-Za-z])", ") ", t)
+    return re.sub(r"\s{2,}", " ", t).strip(" *-=#")
+
+
+def _is_name_row(row: Row) -> bool:
+    text = row.text.strip()
+    letters = sum(ch.isalpha() for ch in text)
+    digits = sum(ch.isdigit() for ch in text)
+    s = fold(text)
+    if letters < 3 or digits > letters or _HEADER_SKIP.search(s) or _HEADER_SKIP.search(unglue(s)):
+        return False
+    if re.search(r"\d{4,}|^\s*\d+[a-z]?[ ,]", text, re.I) or _STREET.search(s):
+        return False  # an address or a number line
+    if text == text.lower() and not any(ch.isdigit() for ch in text) and len(text.split()) >= 2 and letters > 8:
+        return False  # all lower case words: a note written on the scan, not a printed name
+    return True
+
+
+def merchant_name(rows: list[Row], first_amount_row: int) -> tuple[str | None, int | None]:
+    """(merchant, its row) from the header rows above the first amount."""
+    limit = min(len(rows), max(1, min(first_amount_row, 6)))
+    candidates: list[tuple[float, int]] = []
+    for i, row in enumerate(rows[:limit]):
+        if not _is_name_row(row) or _FORM_ONLY.match(row.text):
+            continue
+        score = (row.height or 10.0) * (1.0 - 0.15 * len(candidates))
+        candidates.append((score, i))
+    if not candidates:
+        return None, None
+    _, i = max(candidates, key=lambda c: (c[0], -c[1]))
+    text = " ".join(s.text for s in rows[i].segments)
+    nxt = rows[i + 1].text.strip() if i + 1 < len(rows) else ""
+    if nxt and (_FORM_ONLY.match(nxt) or (_DANGLING.search(text) and _is_name_row(rows[i + 1]))):
+        text = f"{text} {nxt}"  # "POPULAR BOOK" + "CO. (M) SDN BHD", "FARMASI SENTOSA SDN" + "BHD"
+    return tidy_name(text), i
