@@ -64,3 +64,52 @@ def test_upside_down_receipt_is_read_turned_round_in_reading_order(ocr_pool, ren
     assert result.rotation == 180
     texts = [ln.text for ln in sorted(result.lines, key=lambda ln: ln.y_center)]
     assert texts.index("Espresso") < texts.index("TOTAL")  # top to bottom as printed
+
+
+def _small_receipt_on_a_page(render):
+    from PIL import Image
+
+    rows = [("Receipt No. 55102", ""), ("Date: 25/12/2024", ""), ("Flat White", "3.60"),
+            ("Blueberry Muffin", "2.90"), ("SUBTOTAL", "6.50"), ("VAT 20% incl.", "1.08"), ("TOTAL", "6.50"),
+            ("Card", "6.50")]
+    receipt = render(rows, title="GREENLEAF FOODS", width=352, size=16)
+    page = Image.new("RGB", (2480, 3508), "white")  # A4 at 300 dpi, the till slip in a corner of it
+    page.paste(receipt, (900, 700))
+    return page, (900, 700, 900 + receipt.width, 700 + receipt.height)
+
+
+def test_receipt_box_finds_a_small_receipt_on_a_large_white_page(render):
+    from rabench.engine.ocr import receipt_box
+
+    page, (x0, y0, x1, y1) = _small_receipt_on_a_page(render)
+    box = receipt_box(page)
+    assert box is not None
+    bx0, by0, bx1, by1 = box
+    assert x0 - 40 <= bx0 <= x0 + 40 and y0 - 40 <= by0 <= y0 + 60  # around the print, not the page
+    assert x1 - 60 <= bx1 <= x1 + 40 and y1 - 60 <= by1 <= y1 + 40
+
+
+def test_receipt_box_leaves_a_filled_picture_and_a_blank_page_alone(render):
+    from PIL import Image
+
+    from rabench.engine.ocr import receipt_box
+
+    assert receipt_box(render([("Espresso", "2.20"), ("TOTAL", "2.20")] * 12, title="BEAN THERE")) is None
+    assert receipt_box(Image.new("RGB", (2480, 3508), "white")) is None
+
+
+def test_small_receipt_on_a_page_is_read_at_full_resolution(render):
+    from rabench.engine.extract import extract_fields, rows_from_ocr
+    from rabench.engine.ocr import OcrEngine
+
+    page, (x0, y0, x1, y1) = _small_receipt_on_a_page(render)
+    # the premise: the whole page shrunk to 1280 px leaves the slip's text too small to read
+    whole = OcrEngine(OcrSettings(crop=False)).read(page)
+    assert extract_fields(rows_from_ocr(whole.lines)).fields.total is None
+    result = OcrEngine(OcrSettings()).read(page)
+    ex = extract_fields(rows_from_ocr(result.lines))
+    assert (ex.fields.total, ex.fields.date) == (6.50, "2024-12-25")
+    assert [i.total for i in ex.line_items] == [3.60, 2.90]
+    for ln in result.lines:  # boxes are in the page's pixels, on the slip
+        bx0, by0, bx1, by1 = ln.box
+        assert x0 - 5 <= bx0 < bx1 <= x1 + 5 and y0 - 5 <= by0 < by1 <= y1 + 5
