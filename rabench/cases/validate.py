@@ -16,6 +16,7 @@ from rabench.cases.manifest import (
     SymlinkLoop,
     _case_decoder,
     describe_decode_error,
+    duplicate_key_problem,
     file_sha256,
     read_header,
     resolve_in_suite,
@@ -54,6 +55,9 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
                 problems.append(f"{where}:{lineno}: {describe_decode_error(exc)}")
                 continue
             prefix = f"{where}:{lineno}: case {case.id}"
+            dup = duplicate_key_problem(raw)
+            if dup is not None:
+                problems.append(f"{prefix}: {dup}")
             if case.id in first_line:
                 problems.append(f"{prefix}: duplicate id (first on line {first_line[case.id]})")
                 continue

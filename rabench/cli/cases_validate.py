@@ -25,8 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="Check a suite: files, hashes, types, ids, lineage/after references, cycles, paths.",
         description="Read DIR/manifest.jsonl and report every problem, one line each "
         "(file:line: case ID: problem); exit 2 if there is any. Checks: missing files, sha256 "
-        "mismatches, wrong types and unknown enum values, duplicate ids, lineage or after naming "
-        "unknown ids, dependency cycles, and file paths escaping the suite folder.",
+        "mismatches, wrong types and unknown enum values, a JSON key written twice, unsafe ids (ids are "
+        "1-128 ASCII letters, digits, '.', '_' or '-', starting with a letter or digit), ids equal "
+        "ignoring case, lineage or after naming unknown ids, dependency cycles, symlink loops, and "
+        "file paths escaping the suite folder.",
     )
     p.add_argument("dir", help="suite folder containing manifest.jsonl")
     p.add_argument("--no-hash", action="store_true", help="skip sha256 verification (faster)")

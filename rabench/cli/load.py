@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 import msgspec
@@ -17,11 +18,15 @@ from rabench.targets.registry import make_target
 def _run(args: argparse.Namespace) -> int:
     if args.concurrency < 1 or args.calls < 1:
         raise UserError("--concurrency and --calls must be at least 1")
+    if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise UserError(f"--timeout {args.timeout:g}: must be a number of seconds above 0")
+    if args.rpm is not None and not (math.isfinite(args.rpm) and args.rpm >= 0):
+        raise UserError(f"--rpm {args.rpm:g}: must be a number >= 0 (0 = no limit)")
     config = cfg.load_config(args.config)
     target = make_target(args.target, config)
     summary = run_load(
         target, suite_dir=args.suite, concurrency=args.concurrency, calls=args.calls,
-        timeout_s=args.timeout or cfg.default_timeout(config), policy=RetryPolicy(max_retries=args.retries),
+        timeout_s=args.timeout if args.timeout is not None else cfg.default_timeout(config), policy=RetryPolicy(max_retries=args.retries),
         rpm=args.rpm, cache_root=Path(args.cache) if args.cache else None,
     )
     if args.json:

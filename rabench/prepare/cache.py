@@ -5,9 +5,14 @@ run asks for the same file once per target and repetition, and later runs ask
 again. The cache makes a repeated request cost a dictionary lookup (in
 process) or one ``stat`` (on disk) and never a decode.
 
-* Key: the file's sha256 from the manifest plus ``PREP_VERSION``. The bytes are
-  hashed when the file is actually prepared and a mismatch is an error, so a
-  cache entry is never written under the wrong key.
+* Key: the sha256 of the file's *bytes* (never the manifest's word for it) plus
+  ``PREP_VERSION``. Each cache object hashes a file the first time it is asked
+  for it and again whenever its size, mtime, ctime or inode change, so every run
+  hashes every original once (about 1 ms per MB, docs/running.md) and a file
+  replaced after it was cached is prepared again. When the bytes' hash differs
+  from the manifest's, the request fails (a ``PreparationError`` naming both
+  hashes, which the runner records as an ``error`` outcome): the target is never
+  shown another file's image, nor a file the label was not written for.
 * Layout: ``<root>/<sha[:2]>/<sha>.v<PREP_VERSION>.<jpg|png|webp>``. The root is
   ``--cache``, else ``$RABENCH_CACHE/prepared``, else ``.cache/prepared``.
 * Once per file: concurrent requests for one key in a process wait for the
@@ -15,9 +20,9 @@ process) or one ``stat`` (on disk) and never a decode.
   renamed into place atomically, so a reader never sees half a file.
 * Heavy work (reading, hashing, decoding, encoding) runs in worker threads
   (``anyio.to_thread``) behind a small capacity limiter, off the event loop.
-* Failures (corrupt file, decompression bomb, hash mismatch) are remembered per
-  key for the life of the cache object, so a bad file costs one attempt per run,
-  not one per target and repetition.
+* Failures (corrupt file, decompression bomb) are remembered per key for the
+  life of the cache object, so a bad file costs one attempt per run, not one per
+  target and repetition; a hash mismatch costs one ``stat`` per request.
 """
 
 from __future__ import annotations
@@ -63,6 +68,30 @@ class CacheStats:
     disk_hits: int = 0  # found on disk (no decoding)
     memo_hits: int = 0  # found in this process's memory
     failures: int = 0
+    hashed: int = 0  # originals read and hashed (once per file and run, again if it changed)
+
+
+# Files up to this size are hashed on the event loop (about 0.1 ms); larger ones in a worker thread.
+INLINE_HASH_BYTES = 256 * 1024
+FileSignature = tuple[int, int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns
+
+
+def file_signature(path: Path) -> FileSignature:
+    """What changes when a file is replaced or rewritten (raises OSError)."""
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def hash_file(path: Path) -> str:
+    """sha256 of the file's bytes, read in 1 MiB chunks (PreparationError if unreadable)."""
+    h = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as exc:
+        raise PreparationError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    return h.hexdigest()
 
 
 class PrepCache:
@@ -75,6 +104,8 @@ class PrepCache:
         self._memo_size = memo_size
         self._pending: dict[str, _Pending] = {}
         self._limiter = anyio.CapacityLimiter(threads)
+        self._hashes: OrderedDict[tuple[str, FileSignature], str] = OrderedDict()
+        self._hashing: dict[tuple[str, FileSignature], anyio.Event] = {}
 
     def entry_stem(self, sha256: str) -> Path:
         return self.root / sha256[:2] / f"{sha256}.v{PREP_VERSION}"
@@ -87,8 +118,48 @@ class PrepCache:
                 return PreparedFile(path, media_type)
         return None
 
+    async def content_hash(self, source: Path) -> str:
+        """The sha256 of ``source``'s bytes: hashed once per file while it stays unchanged."""
+        try:
+            sig = (str(source), file_signature(source))
+        except OSError as exc:
+            raise PreparationError(f"cannot read {source.name}: {exc.strerror or exc}") from None
+        while True:
+            known = self._hashes.get(sig)
+            if known is not None:
+                return known
+            busy = self._hashing.get(sig)
+            if busy is None:
+                break
+            await busy.wait()  # another request is hashing this file; then it is known (or failed)
+            if sig not in self._hashes:
+                break
+        if sig[1][2] <= INLINE_HASH_BYTES:  # cheaper than a trip to a worker thread
+            return self._hashed(sig, hash_file(source))
+        done = self._hashing[sig] = anyio.Event()
+        try:
+            return self._hashed(sig, await anyio.to_thread.run_sync(hash_file, source, limiter=self._limiter))
+        finally:
+            del self._hashing[sig]
+            done.set()
+
+    def _hashed(self, sig: tuple[str, FileSignature], digest: str) -> str:
+        self.stats.hashed += 1
+        self._hashes[sig] = digest
+        if len(self._hashes) > self._memo_size:
+            self._hashes.popitem(last=False)
+        return digest
+
     async def get(self, source: Path, sha256: str, media_type: str = "") -> PreparedFile:
-        key = sha256.lower()
+        """The prepared image of ``source``, whose bytes must hash to ``sha256`` (the manifest's)."""
+        expected = sha256.lower()
+        key = await self.content_hash(source)
+        if key != expected:
+            self.stats.failures += 1
+            raise PreparationError(
+                f"the file's sha256 {key[:12]}... does not match the manifest's {expected[:12]}... "
+                "(the file changed after the manifest was written; rabench cases validate lists such files)"
+            )
         memo = self._memo.get(key)
         if memo is not None:
             self.stats.memo_hits += 1
@@ -144,9 +215,9 @@ class PrepCache:
         except OSError as exc:
             raise PreparationError(f"cannot read {source.name}: {exc.strerror or exc}") from None
         actual = hashlib.sha256(data).hexdigest()
-        if actual != sha256:
+        if actual != sha256:  # changed between hashing and reading: never cache under the wrong key
             raise PreparationError(
-                f"{source.name}: sha256 {actual[:12]}... does not match the manifest's {sha256[:12]}..."
+                f"the file's sha256 {actual[:12]}... does not match {sha256[:12]}... (it changed during the run)"
             )
         prepared = prepare_bytes(data, media_type)
         stem = self.entry_stem(sha256)

@@ -76,7 +76,7 @@ def plan_suite(root: str) -> SuitePlan:
     edges: dict[str, list[str]] = {}
     in_order = True
     count = 0
-    for lc in suite:  # raises a one-line UserError for an undecodable line
+    for lc in suite.cases(check_keys=True):  # one-line UserError for an undecodable line
         case = lc.case
         count += 1
         if case.id in seen:

@@ -77,15 +77,17 @@ class TargetRun:
                 if already >= self.ctx.plan.count:
                     continue
                 await self.target.reset(rep)
-                await self._lane([rep], replay=already > 0)
+                if already > 0:  # the finished units first, all of them, before any new one
+                    await self._lane([rep], replay=True, only_replay=True)
+                await self._lane([rep], replay=False)
         else:
             for rep in reps:
                 await self.target.reset(rep)
             await self._lane(reps, replay=False)
 
-    async def _lane(self, reps: list[int], *, replay: bool) -> None:
+    async def _lane(self, reps: list[int], *, replay: bool, only_replay: bool = False) -> None:
         events: dict[tuple[int, str], anyio.Event] = {}
-        units = self._units(reps, replay, events)
+        units = self._units(reps, replay, events, only_replay)
         # More workers than slots: a worker backing off (or waiting on a dependency)
         # holds no slot, and another worker can use it meanwhile.
         # Waking a worker costs a loop iteration, so not too many more than slots either.
@@ -95,8 +97,13 @@ class TargetRun:
             for _ in range(workers):
                 tg.start_soon(self._worker, units, events)
 
-    def _units(self, reps: list[int], replay: bool, events: dict[tuple[int, str], anyio.Event]):
-        """(case, rep, record) in plan order; skips finished units (or replays them, unrecorded)."""
+    def _units(self, reps: list[int], replay: bool, events: dict[tuple[int, str], anyio.Event],
+               only_replay: bool = False):
+        """(case, rep, record) in plan order; skips finished units (or replays them, unrecorded).
+
+        ``only_replay``: just the finished units, replayed (a lane that must end before the
+        repetition's new units start, whatever the time each unit's preparation takes).
+        """
         done = self.ctx.done
         tid = self.tid
         needed = self.needed
@@ -109,7 +116,10 @@ class TargetRun:
                     elif cid in needed:
                         _event(events, rep, cid).set()
                     continue
-                yield lc, rep, True
+                if not only_replay:
+                    yield lc, rep, True
+                elif cid in needed:  # not finished: a replayed unit must not wait for it here
+                    _event(events, rep, cid).set()
 
     async def _worker(self, units, events: dict[tuple[int, str], anyio.Event]) -> None:
         for lc, rep, record in units:  # a shared generator: each unit goes to one worker

@@ -13,6 +13,7 @@ Library use (tests and ``rabench bench`` do this)::
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from rabench.prepare.cache import PrepCache
 from rabench.prepare.image import PREP_VERSION
 from rabench.run import config as cfg
 from rabench.run.limits import ProviderGate
-from rabench.run.lock import RunLock
+from rabench.run.lock import LOCK, RunLock
 from rabench.run.manifest import RUN_JSON, check_resume, new_manifest, read_manifest, write_manifest
 from rabench.run.outcomes import OUTCOMES, OutcomeWriter, scan_done
 from rabench.run.plan import plan_suite
@@ -75,35 +76,90 @@ def provider_for(target: Target) -> str:
         raise
 
 
+def check_options(options: RunOptions) -> None:
+    """Refuse impossible values with one line before anything is created (never a silent default)."""
+    if options.repetitions is not None and options.repetitions < 1:
+        raise UserError(f"--repeat {options.repetitions}: must be at least 1")
+    if options.timeout_s is not None and not (math.isfinite(options.timeout_s) and options.timeout_s > 0):
+        raise UserError(f"--timeout {options.timeout_s:g}: must be a number of seconds above 0")
+    if not (math.isfinite(options.progress_interval) and options.progress_interval > 0):
+        raise UserError(f"--log-every {options.progress_interval:g}: must be a number of seconds above 0")
+    for provider, value in options.concurrency.items():
+        if value < 1 or value != int(value):
+            raise UserError(f"--concurrency {provider}={value:g}: must be a whole number, at least 1")
+    for provider, value in options.rpm.items():
+        if value < 0 or not math.isfinite(value):
+            raise UserError(f"--rpm {provider}={value:g}: must be a number >= 0 (0 = no limit)")
+
+
+def _new_dirs(path: Path) -> list[Path]:
+    """The folders ``path.mkdir(parents=True)`` would create, deepest first."""
+    made: list[Path] = []
+    p = path.absolute()
+    while not p.exists() and p != p.parent:
+        made.append(p)
+        p = p.parent
+    return made
+
+
+def _only_lock(out: Path) -> bool:
+    try:
+        return all(p.name == LOCK for p in out.iterdir())
+    except OSError:
+        return False
+
+
 def run(options: RunOptions, targets: list[Target] | None = None) -> RunSummary:
+    """Run (or resume) into ``options.out``. A run that fails before writing ``run.json``
+    leaves nothing behind: no folder holding only ``lock``."""
+    check_options(options)
     out = Path(options.out)
+    made = _new_dirs(out)
     out.mkdir(parents=True, exist_ok=True)
-    with RunLock(out):
-        old = read_manifest(out) if options.resume else None
-        if old is None and ((out / RUN_JSON).exists() or (out / OUTCOMES).exists()):
-            raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
-        suite_dir = options.suite_dir or (old.suite_dir if old else None)
-        if not suite_dir:
-            raise UserError("no suite: give --suite DIR")
-        if targets is None:
-            ids = options.target_ids or ([t.id for t in old.targets] if old else [])
-            if not ids:
-                raise UserError("no target: give --target ID (e.g. --target self)")
-            if len(set(ids)) != len(ids):
-                raise UserError(f"a target is named twice: {ids}")
-            config = cfg.with_overrides(options.config, options.rpm, options.concurrency)
-            targets = [make_target(tid, config) for tid in ids]
-        repetitions = options.repetitions or (old.repetitions if old else 1)
-        if repetitions < 1:
-            raise UserError("--repeat must be at least 1")
-        plan = plan_suite(suite_dir)
-        return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
+    lock = RunLock(out)
+    try:
+        lock.acquire()
+        try:
+            return _run_locked(options, out, targets)
+        except BaseException:
+            if _only_lock(out):  # nothing to resume: remove the lock while it is still held
+                (out / LOCK).unlink(missing_ok=True)
+            raise
+        finally:
+            lock.release()
+    finally:
+        for d in made:  # only folders this call created, and only if left empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
+
+
+def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) -> RunSummary:
+    """The run itself; the caller holds the lock."""
+    old = read_manifest(out) if options.resume else None
+    if old is None and ((out / RUN_JSON).exists() or (out / OUTCOMES).exists()):
+        raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
+    suite_dir = options.suite_dir or (old.suite_dir if old else None)
+    if not suite_dir:
+        raise UserError("no suite: give --suite DIR")
+    if targets is None:
+        ids = options.target_ids or ([t.id for t in old.targets] if old else [])
+        if not ids:
+            raise UserError("no target: give --target ID (e.g. --target self)")
+        if len(set(ids)) != len(ids):
+            raise UserError(f"a target is named twice: {ids}")
+        config = cfg.with_overrides(options.config, options.rpm, options.concurrency)
+        targets = [make_target(tid, config) for tid in ids]
+    repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
+    plan = plan_suite(suite_dir)
+    return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
 
 
 async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -> RunSummary:
     t0 = time.monotonic()
     config = options.config
-    timeout_s = options.timeout_s or cfg.default_timeout(config)
+    timeout_s = options.timeout_s if options.timeout_s is not None else cfg.default_timeout(config)
     providers = {t.info.id: provider_for(t) for t in targets}
     gates = {
         name: ProviderGate(name, cfg.provider_limits(config, name, options.rpm, options.concurrency))

@@ -17,6 +17,7 @@ import numpy as np
 
 from rabench.cases.manifest import open_suite
 from rabench.contracts import Case, Outcome, RunManifest, TargetInfo
+from rabench.contracts.case import id_key
 from rabench.errors import UserError
 
 _manifest_decoder = msgspec.json.Decoder(RunManifest)
@@ -83,26 +84,27 @@ def suite_domain(meta: dict[str, Any]) -> str | None:
     """``real`` or ``synthetic`` from a suite header's meta, for cases without a ``domain`` tag.
 
     Generated suites record their ``generator``, imported ones their ``importer``;
-    a forged suite records the suite it was made from (``source_domain``, or the
-    source header's meta under ``source``). Anything else: unknown (no stratum).
+    a suite made from another records the other's header meta (``from_meta``, as
+    ``rabench cases forge`` writes it, or ``source``). Anything else: unknown (no stratum).
     """
-    if isinstance(meta.get("source_domain"), str):
-        return meta["source_domain"]
     if "generator" in meta:
         return "synthetic"
     if "importer" in meta:
         return "real"
-    source = meta.get("source")
+    source = meta.get("from_meta", meta.get("source"))
     return suite_domain(source) if isinstance(source, dict) else None
 
 
 def load_cases(suite_dir: str) -> tuple[CaseTable, str, str]:
     reader = open_suite(suite_dir)
-    cases = [lc.case for lc in reader]
+    cases = [lc.case for lc in reader.cases(check_keys=True)]
     index: dict[str, int] = {}
+    keys: dict[str, str] = {}
     for i, case in enumerate(cases):
-        if case.id in index:
-            raise UserError(f"{reader.manifest}: case id {case.id} appears twice")
+        other = keys.setdefault(id_key(case.id), case.id)
+        if case.id in index or other != case.id:
+            raise UserError(f"{reader.manifest}: case id {case.id} appears twice"
+                            + (f" (as {other}, ignoring case)" if other != case.id else ""))
         index[case.id] = i
     is_base = np.array([c.lineage is None for c in cases], dtype=bool)
     table = CaseTable(
@@ -135,11 +137,17 @@ def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable) -> dic
     except (msgspec.ValidationError, msgspec.DecodeError):
         decoded = None
     if decoded is None:  # find the bad line and say which
-        for lineno, raw in enumerate(data.splitlines(), start=1):
+        lines = data.splitlines()
+        for lineno, raw in enumerate(lines, start=1):
             if raw.strip():
                 try:
                     _outcome_decoder.decode(raw)
                 except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                    if lineno == len(lines) and not data.endswith(b"\n"):
+                        raise UserError(
+                            f"{path}:{lineno}: the last line is cut off (the run stopped while writing "
+                            f"it); `rabench run --out {run_dir} --resume` repairs it and runs what is missing"
+                        ) from None
                     raise UserError(f"{path}:{lineno}: {str(exc).replace('`', '')}") from None
         raise UserError(f"{path}: not valid JSON lines")
     latest: dict[tuple[str, str, int], Outcome] = {}

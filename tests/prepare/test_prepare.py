@@ -154,12 +154,12 @@ def test_concurrent_requests_prepare_each_file_once_and_hits_cost_no_decoding(tm
     assert len({r.path for r in results.values()}) == 5
     for r in results.values():
         assert r.path.stat().st_size <= MAX_BYTES
-    # a new process-like cache finds them on disk; the sources are not even read
-    for path, _ in files:
-        path.write_bytes(b"garbage now")
+    assert cache.stats.hashed == 5  # each original hashed once, however often it is asked for
+    # a new process-like cache finds them on disk: the original is hashed, never decoded
     again = PrepCache(tmp_path / "cache")
     got = anyio.run(lambda: again.get(files[0][0], files[0][1]))
-    assert again.stats.prepared == 0 and again.stats.disk_hits == 1 and got == results[0]
+    assert again.stats.prepared == 0 and again.stats.disk_hits == 1 and again.stats.hashed == 1
+    assert got == results[0]
 
 
 def test_a_file_that_does_not_match_its_sha256_is_an_error_not_a_cache_entry(tmp_path):
@@ -196,3 +196,56 @@ def test_two_processes_preparing_the_same_files_leave_whole_files(tmp_path):
     assert len(images) == 8
     for e in images:
         Image.open(e).load()  # whole, decodable
+
+
+# --- The cache never trusts the manifest's sha256 (issue 15) ---------------------------------
+
+
+def test_a_file_replaced_after_it_was_cached_is_an_error_not_the_stale_image(tmp_path):
+    (path, sha), = _files(tmp_path, 1)
+    first = anyio.run(lambda: PrepCache(tmp_path / "cache").get(path, sha, "image/jpeg"))
+    path.write_bytes(_jpeg(_marked(200, 90)))  # another receipt under the same name
+    with pytest.raises(PreparationError, match=rf"the file's sha256 [0-9a-f]{{12}}\.\.\. does not match "
+                                              rf"the manifest's {sha[:12]}\.\.\."):
+        anyio.run(lambda: PrepCache(tmp_path / "cache").get(path, sha, "image/jpeg"))
+    # the manifest updated too: the new bytes are prepared, not the old entry served
+    new_sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    cache = PrepCache(tmp_path / "cache")
+    second = anyio.run(lambda: cache.get(path, new_sha, "image/jpeg"))
+    assert cache.stats.prepared == 1 and second.path != first.path
+
+
+def test_a_wrong_sha256_never_shows_another_files_image(tmp_path):
+    (a, sha_a), (b, _) = _files(tmp_path, 2)
+    anyio.run(lambda: PrepCache(tmp_path / "cache").get(a, sha_a, "image/jpeg"))  # a is cached
+    with pytest.raises(PreparationError, match="does not match the manifest's"):
+        anyio.run(lambda: PrepCache(tmp_path / "cache").get(b, sha_a, "image/jpeg"))  # b claims a's hash
+
+
+def test_a_file_changed_during_a_run_is_hashed_again(tmp_path):
+    (path, sha), = _files(tmp_path, 1)
+    cache = PrepCache(tmp_path / "cache")
+    anyio.run(lambda: cache.get(path, sha, "image/jpeg"))
+    anyio.run(lambda: cache.get(path, sha, "image/jpeg"))
+    assert cache.stats.hashed == 1
+    data = _jpeg(_marked(7, 7))
+    path.write_bytes(data)
+    os.utime(path, ns=(1, 1))  # even with an old mtime, the size, inode or ctime tell
+    with pytest.raises(PreparationError, match="does not match"):
+        anyio.run(lambda: cache.get(path, sha, "image/jpeg"))
+    assert cache.stats.hashed == 2
+
+
+def test_a_large_file_asked_for_at_once_is_hashed_once_off_the_loop(tmp_path):
+    path = tmp_path / "big.jpg"
+    path.write_bytes(_jpeg(_marked(60, 40)) + b"\0" * 400_000)  # over INLINE_HASH_BYTES: a worker thread
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    cache = PrepCache(tmp_path / "cache")
+
+    async def many():
+        async with anyio.create_task_group() as tg:
+            for _ in range(10):
+                tg.start_soon(cache.get, path, sha, "image/jpeg")
+
+    anyio.run(many)
+    assert cache.stats.hashed == 1 and cache.stats.prepared == 1
