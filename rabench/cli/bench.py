@@ -41,7 +41,7 @@ def _stage(title: str, argv: list[str]) -> None:
 
 
 def _reusable(suite_dir: Path, what: str) -> bool:
-    """True when SUITE_DIR holds a valid suite (reused); an invalid one is named and moved aside."""
+    """True when SUITE_DIR holds a valid suite, to be reused; an invalid one is named."""
     from rabench.cases.validate import validate_suite
 
     if not (suite_dir / "manifest.jsonl").is_file():
@@ -66,10 +66,28 @@ def _real_suites(track: bench_real.RealTrack) -> Path:
         _aside(track.imported)
         _stage("real import", ["cases", "import", "--format", track.fmt, str(track.src), "--out",
                                str(track.imported), "--tag", f"{DOMAIN_TAG}=real", "--skip-bad"])
-    if not _reusable(track.forged, "real forge"):
+    stale = _stale_forgery(track)
+    if stale:
+        print(f"== real forge: {track.forged} {stale}; forging again")
+    if stale or not _reusable(track.forged, "real forge"):
         _aside(track.forged)
         _forge(track)
     return track.forged
+
+
+def _stale_forgery(track: bench_real.RealTrack) -> str | None:
+    """Why an existing forged suite can't be reused (another forger version, another import)."""
+    from rabench.cases.forge.suite import FORGE_VERSION
+    from rabench.cases.manifest import open_suite
+
+    if not (track.forged / "manifest.jsonl").is_file() or not (track.imported / "manifest.jsonl").is_file():
+        return None
+    made = open_suite(track.forged).header.meta.get("forged", {})
+    if made.get("forge_version") != FORGE_VERSION:
+        return f"was made by forge version {made.get('forge_version')}, this is {FORGE_VERSION}"
+    if made.get("from_manifest_sha256") != open_suite(track.imported).manifest_sha256:
+        return "was made from another import"
+    return None
 
 
 def _aside(path: Path) -> None:
@@ -94,13 +112,18 @@ def _forge(track: bench_real.RealTrack) -> None:
         if done == total or done % 10 == 0:
             print(f"forged {done}/{total}", file=sys.stderr, flush=True)
 
-    try:
-        summary = forge_suite(track.imported, partial, seed=track.seed, progress=progress)
+    try:  # OCR of the receipts is cached beside the suites: forging again (new seed) is cheap
+        made = forge_suite(track.imported, partial, seed=track.seed, progress=progress,
+                           ocr_cache=track.root / "ocr")
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     partial.rename(track.forged)
-    print(f"== real forge: {summary}")
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted({**made.fakes, **made.controls}.items()))
+    print(f"== real forge: {made.n_fakes} fakes and {made.n_controls} genuine controls from "
+          f"{made.sources} receipts ({kinds})")
+    for reason, n in sorted({**made.not_made, **made.skipped}.items()):
+        print(f"   not made or skipped: {reason} ({n})")
 
 
 def available_targets(config: dict, requested: list[str] | None) -> tuple[list[str], list[str]]:

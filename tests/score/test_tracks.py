@@ -131,3 +131,11 @@ def test_expected_cost_is_never_marked_on_its_ratio_alone():
 
     pair = pair_tracks([cost(2540.0)], [cost(1722.0)])[0]
     assert pair.mark == "none" and not pair.compared and "false-flag" in pair.reason
+
+
+def test_a_suite_made_from_another_takes_its_domain():
+    from rabench.score.load import suite_domain
+
+    assert suite_domain({"forged": {"seed": 1}, "from_meta": {"importer": "rabench.cases.importers.sroie"}}) == "real"
+    assert suite_domain({"forged": {"seed": 1}, "from_meta": {"generator": "rabench-synth 1.0"}}) == "synthetic"
+    assert suite_domain({"forged": {"seed": 1}, "from_meta": {}}) is None
