@@ -99,3 +99,36 @@ def test_legal_name_split_over_two_rows_and_glued_title():
     assert ex.fields.merchant == "POPULAR BOOK CO. (M) SDN BHD"
     assert _read("MR.D.I.Y.SDN BHD\nLot 1851, Jalan KPB 6\nPen    2.00\nTOTAL    2.00").fields.merchant == (
         "MR. D.I.Y. SDN BHD")
+
+
+GERMAN_TILL = (
+    [("Hauptstr. 5, 10115 Berlin", ""), ("", "EUR")] + [("GUT BIO JOGHURT", "0,35 B")] * 7
+    + [("BANANE", "1,29 B"), ("  0,834 kg x 1,55 EUR/kg", ""), ("OLIVENOEL 2 STK", "19,90 A"),
+       ("  Einzelpreis EUR 9,95", ""), ("SUMME", "EUR 23,64"), ("Geg. EC-Cash", "EUR 23,64"),
+       ("Steuer  %  Netto  Steuer  Brutto", ""), ("A= 19,0%  16,72  3,18", "19,90"), ("B= 7,0%  3,50  0,24", "3,74"),
+       ("Gesamtbetrag  20,22  3,42", "23,64"), ("Datum 25.04.2020  Uhrzeit 09:38", "")]
+)
+
+
+def test_german_till_through_ocr_repeated_rows_weights_unit_prices_and_vat_table(ocr_pool, render):
+    import asyncio
+
+    from rabench.engine.checks import totals_add_up
+    from rabench.engine.extract import rows_from_ocr
+    from rabench.engine.ocr import ocr
+
+    img = render(GERMAN_TILL, title="REWE", width=640, size=22)
+    ex = extract_fields(rows_from_ocr(asyncio.run(ocr(ocr_pool, img)).lines))
+    assert (ex.fields.merchant, ex.fields.date, ex.fields.total, ex.fields.tax_total) == (
+        "REWE", "2020-04-25", 23.64, 3.42)
+    assert ex.date_attributed and ex.tax_inclusive and ex.doubts == []
+    assert [i.total for i in ex.line_items] == [0.35] * 7 + [1.29, 19.90]  # all seven joghurts
+    assert [(i.quantity, i.unit_price) for i in ex.line_items[-2:]] == [(0.834, 1.55), (2.0, 9.95)]
+    assert totals_add_up(ex).check.status == "passed"
+    # one joghurt row left unread (blank where it was printed): a gap, so no proof
+    gappy = list(GERMAN_TILL)
+    gappy[5] = ("", "")
+    ex = extract_fields(rows_from_ocr(asyncio.run(ocr(ocr_pool, render(gappy, title="REWE", width=640, size=22))).lines))
+    r = totals_add_up(ex)
+    assert r.check.status == "not_run" and r.signal is not None and r.signal.kind == "opinion"
+    assert "a gap between rows" in r.signal.text
