@@ -33,19 +33,18 @@ def _clean(x: float | None) -> float | None:
 
 
 def rate_row(task: str, metric: str, stratum: str, target: str, shares: np.ndarray,
-             n_eff: float | None = None, note: str = "") -> Row | None:
+             note: str = "") -> Row | None:
     """A rate over cases (or calls) with a Wilson 95% interval.
 
     ``shares`` holds one per-unit success share in [0, 1] (a case's share of
-    runs that succeeded); successes = sum of shares, n = number of units.
-    ``n_eff`` overrides the Wilson n when the denominator is itself fractional
-    (precision: cases weighted by their share of flagged runs).
+    runs that succeeded); successes = sum of shares, n = number of units, and the
+    row's ``n`` is the interval's n.
     """
     n = int(shares.size)
     if stratum != ALL and n < MIN_STRATUM:
         return None
-    denom = float(n) if n_eff is None else float(n_eff)
-    if n == 0 or denom <= 0:
+    denom = float(n)
+    if n == 0:
         return Row(task=task, metric=metric, stratum=stratum, target=target, value=None, n=n,
                    interval="wilson", note=note or "no cases")
     successes = float(shares.sum())

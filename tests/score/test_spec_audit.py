@@ -456,3 +456,83 @@ def test_an_at_field_tag_written_in_the_reason_text_points_at_that_field():
     # A tagged reason is not free text: its other words are not read as keywords.
     assert points_at(Reason(text="@date the total is fine"), {}) == {"date"}
     assert points_at(Reason(text="email me@totally.example"), {}) == set()
+
+
+# --- One population per stratum name; precision's n is its interval's n (issue 15) ----------
+
+
+def _wilson_reference(successes: float, n: int) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    return proportion_confint(successes, n, alpha=0.05, method="wilson")
+
+
+def test_a_stratum_name_is_one_population_in_every_decisions_row(tmp_path):
+    """``class=ai_full`` is the label group (that class's fakes against every genuine
+    receipt) for consistency, calibration and expected cost alike, even when the fakes also
+    carry a ``class=ai_full`` tag; a plain tag (``capture=photo``) is its tagged cases."""
+    rng = np.random.default_rng(3)
+    cases, outcomes = [], []
+    runs: dict[str, list[float]] = {}
+    for i in range(14):
+        tags = {"capture": "photo"} if i < 10 else {}
+        cases.append(case(f"g{i}", genuine(), tags=tags))
+        runs[f"g{i}"] = [float(rng.choice([0.1, 0.45, 0.55, 0.9])) for _ in range(2)]
+    for i in range(11):
+        tags = {"class": "ai_full", **({"capture": "photo"} if i < 3 else {})}
+        cases.append(case(f"a{i}", fake(), tags=tags))
+        runs[f"a{i}"] = [float(rng.choice([0.2, 0.5, 0.65, 0.95])) for _ in range(2)]
+    for i in range(10):  # another class, in neither stratum below
+        cases.append(case(f"h{i}", fake("hand_edit")))
+        runs[f"h{i}"] = [0.3, 0.3]
+    for cid, risks in runs.items():
+        outcomes += [ok(cid, rep=r, risk=risk) for r, risk in enumerate(risks)]
+    rows, _ = score(tmp_path, cases, outcomes, reps=2)
+
+    def reference(members: list[str]) -> dict[str, tuple[float, int]]:
+        same = [float((runs[c][0] >= 0.5) == (runs[c][1] >= 0.5)) for c in members]
+        risk = [r for c in members for r in runs[c]]
+        fake_ = [not c.startswith("g") for c in members for _ in runs[c]]
+        return {"decision_consistency": (sum(same) / len(same), len(same)),
+                "calibration_error": (_ece_reference(risk, fake_), len(risk))}
+
+    label_group = [f"g{i}" for i in range(14)] + [f"a{i}" for i in range(11)]
+    photo = [f"g{i}" for i in range(10)] + [f"a{i}" for i in range(3)]
+    for stratum, members in (("class=ai_full", label_group), ("capture=photo", photo)):
+        for metric, (value, n) in reference(members).items():
+            got = row(rows, "decisions", metric, stratum)
+            assert (got.value, got.n) == (pytest.approx(value), n), (stratum, metric)
+        cost = row(rows, "decisions", "expected_cost_per_1000_at_risk_0.5", stratum)
+        assert cost.n == len(members)
+        ffr = row(rows, "authenticity", "false_flag_rate_at_risk_0.5", stratum)
+        assert ffr.n == sum(c.startswith("g") for c in members)  # the authenticity rows' genuine side
+
+
+def test_precision_counts_each_flagged_document_once_and_its_interval_uses_that_n(tmp_path):
+    """Spec: "precision over documents it flagged" and "A case run several times counts
+    once". Each labelled document flagged in at least one run counts once, right when its
+    amounts don't add up; the Wilson interval is over that same integer n."""
+    fails = [Check(name="totals_add_up", status="failed")]
+    passes = [Check(name="totals_add_up", status="passed")]
+    plan = {  # id: (adds_up, flagged in each of 3 runs)
+        "p1": (False, [True, False, False]),  # flagged once: a flagged document, rightly
+        "p2": (False, [True, True, True]),
+        "p3": (False, [False, False, False]),  # never flagged: not in precision
+        "n1": (True, [True, True, True]),  # a false alarm in every run
+        "n2": (True, [False, True, True]),
+        "n3": (True, [False, False, False]),
+        "u1": (None, [True, True, True]),  # unlabelled: not in precision
+    }
+    cases = [case(cid, genuine(**({} if adds is None else {"adds_up": adds}))) for cid, (adds, _) in plan.items()]
+    outcomes = [ok(cid, rep=r, checks=fails if f else passes)
+                for cid, (_, flags) in plan.items() for r, f in enumerate(flags)]
+    rows, _ = score(tmp_path, cases, outcomes, reps=3)
+    precision = row(rows, "checks", "totals_add_up_precision")
+    flagged_docs = [cid for cid, (adds, flags) in plan.items() if adds is not None and any(flags)]
+    right = sum(plan[cid][0] is False for cid in flagged_docs)
+    assert precision.n == len(flagged_docs) == 4
+    assert precision.value == pytest.approx(right / 4) == 0.5
+    lo, hi = _wilson_reference(right, len(flagged_docs))
+    assert (precision.lo, precision.hi) == (pytest.approx(lo), pytest.approx(hi))
+    recall = row(rows, "checks", "totals_add_up_recall")  # still run-weighted: shares of runs
+    assert (recall.value, recall.n) == (pytest.approx((1 / 3 + 1 + 0) / 3), 3)

@@ -3,6 +3,8 @@
 A positive is a document whose printed amounts don't add up (label
 ``adds_up = false``); the check flags it when it reports ``failed``. A check
 that didn't run (not reported, ``not_run``, or a failed call) flags nothing.
+Recall, false alarms and coverage weigh a document by its share of runs;
+precision counts each document flagged in at least one run once (docs/methodology.md).
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ def rows(ctx: TaskContext) -> list[Row]:
     for stratum, mask in [(ALL, base), *tag_strata(ctx.tags, base)]:
         pos = mask & (adds == 0)
         out.append(rate_row(TASK, "totals_add_up_recall", stratum, ctx.tid, flagged[pos]))
-        # Precision over flagged documents: each labelled document weighs its share
-        # of runs that flagged it; n = documents flagged in at least one run.
+        # Precision over flagged documents: each labelled document flagged in at least
+        # one run counts once (spec: a case counts once), right when its amounts don't add
+        # up; its runs' flags are all right or all wrong, the label being per document.
+        # n = those documents, and the Wilson interval is over that same n.
         lab = mask & (adds >= 0) & (flagged > 0)
-        out.append(rate_row(
-            TASK, "totals_add_up_precision", stratum, ctx.tid,
-            np.where(adds[lab] == 0, flagged[lab], 0.0), n_eff=float(flagged[lab].sum()),
-        ))
+        out.append(rate_row(TASK, "totals_add_up_precision", stratum, ctx.tid,
+                            (adds[lab] == 0).astype(float)))
         neg = mask & (adds == 1) & ~ctx.cases.is_fake
         out.append(rate_row(TASK, "totals_add_up_false_alarm_rate", stratum, ctx.tid, flagged[neg]))
         out.append(rate_row(TASK, "totals_add_up_coverage", stratum, ctx.tid, ran[mask]))

@@ -1,6 +1,10 @@
 """Decisions (spec, "Decisions"): consistency, total consistency, calibration
 error (ECE), expected cost per 1,000 receipts with the one-at-a-time sweep, and
-the approve-everything reference — over base cases."""
+the approve-everything reference — over base cases.
+
+Every row of a stratum uses the same population: the authenticity task's groups
+(``rabench.score.strata.authenticity_strata``), so ``class=ai_full`` is that class's
+fakes against every genuine receipt in the consistency, calibration and cost rows alike."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from rabench.contracts import Row
 from rabench.score.normalise import AMOUNT_TOLERANCE, FLOAT_SLACK
 from rabench.score.reduce import FLAG_AT
 from rabench.score.rows import ALL, MIN_STRATUM, plain_row, rate_row
-from rabench.score.strata import AuthStratum, authenticity_strata, tag_strata
+from rabench.score.strata import AuthStratum, authenticity_strata
 from rabench.score.tasks import TaskContext
 from rabench.score.tasks.authenticity import flagged_share
 
@@ -86,7 +90,11 @@ def rows(ctx: TaskContext) -> list[Row]:
     out: list[Row | None] = []
     run_base = base[f.case]
     has_risk = ~np.isnan(f.risk)
-    for stratum, mask in [(ALL, base), *tag_strata(ctx.tags, base)]:
+    strata = authenticity_strata(ctx.cases, base, ctx.tags)
+    # One population per stratum name, the authenticity task's (the cost rows are made of its
+    # rates): class=/arithmetic= = that group's fakes + every genuine receipt; provenance= and
+    # tags = their cases (a tag named like a label group gives way to it).
+    for stratum, mask in [(s.name, s.genuine | s.fake) for s in strata]:
         m = mask & repeated
         out.append(rate_row(TASK, "decision_consistency", stratum, ctx.tid, decision[m]))
         out.append(rate_row(TASK, "total_consistency", stratum, ctx.tid, same_total[m]))
@@ -103,7 +111,6 @@ def rows(ctx: TaskContext) -> list[Row]:
                     float(shares[t][s.genuine].mean()) if s.genuine.any() else None)
                 for t in COST_THRESHOLDS}
 
-    strata = authenticity_strata(ctx.cases, base, ctx.tags)
     rates = rates_of(strata[0])  # "all"
     n = int(strata[0].fake.sum() + strata[0].genuine.sum())
     # Every stratum of the authenticity rows (the cost is a function of them), at the
