@@ -114,7 +114,7 @@ _GLUE_WORDS = [
     "total", "sub", "grand", "nett", "net", "sales", "amount", "amt", "incl", "excl", "inclusive", "exclusive",
     "excluding", "including", "includes", "gst", "vat", "tax", "qty", "items", "item", "rm", "rounding", "rounded",
     "adj", "payable", "due", "cash", "change", "summe", "mwst", "inkl", "exkl", "of", "sst", "sr", "zr", "after",
-    "before", "bill",
+    "before", "bill", "euro", "eur", "usd", "ttc", "ht", "pm", "am", "tip",
 ]
 _GLUE = re.compile(r"(" + _alt(_GLUE_WORDS) + r")(?=(?:" + _alt(_GLUE_WORDS) + r")(?![a-z]))")
 
@@ -124,8 +124,11 @@ def unglue(s: str) -> str:
     return _GLUE.sub(r"\1 ", s)
 
 
-# "Total" as OCR misreads it on thermal paper: "lotal", "Totai", "iotal", "TOTAI", "tota1"
-_TOTAL_MISREAD = re.compile(r"(?<![a-z])(?:[tli1][o0]t[a4]?[li1]|[li1][o0][tl][a4][li1])(?![a-z])")
+# "Total" as OCR misreads it on thermal paper ("lotal", "Totai", "Totl"), or glued to the time
+# printed before it ("06/02 2:44pTOTAL")
+_TOTAL_MISREAD = re.compile(
+    r"(?<![a-z])(?:[tli1][o0]t[a4]?[li1]|[li1][o0][tl][a4][li1])(?![a-z])|(?<=\d)[ap]?total(?![a-z])"
+)
 
 # "GST" as OCR misreads it: "GSI", "GS1", "6ST"
 _TAX_MISREAD = re.compile(r"(?<![a-z])(gs[il1]|6st|g5t)(?![a-z])")
