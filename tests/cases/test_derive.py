@@ -203,3 +203,17 @@ def test_a_derived_id_over_the_length_limit_is_one_line(tmp_path):
     with pytest.raises(UserError, match=r"derived id 'x+\.\.\.' \(132 characters\) is not a valid case id.*shorten"):
         derive_suite(src, tmp_path / "out", transforms=["reencode"], seed=0)
     assert not (tmp_path / "out").exists()
+
+
+def test_an_imported_long_file_name_gets_an_id_derive_can_extend(tmp_path):
+    """The importer's ids stay within the id rule (<= 128) with room for derive's suffix."""
+    src = tmp_path / "src"
+    src.mkdir()
+    name = "Receipt " + "x" * 190 + ".jpg"
+    (src / name).write_bytes(receipt("JPEG", "LONG NAME"))
+    (src / "labels.csv").write_text(f"file,total\n{name},2.50\n")
+    import_suite("folder", src, tmp_path / "base")
+    (line,) = lines_of(tmp_path / "base")[1:]
+    assert len(line["id"]) <= 96 and line["id"].startswith("receipt-xxx")
+    report = derive_suite(tmp_path / "base", tmp_path / "out", transforms=["reencode"], seed=0)
+    assert report.derived == 1 and validate_suite(tmp_path / "out")[1] == []

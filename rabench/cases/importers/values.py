@@ -122,7 +122,8 @@ def squash(text: str) -> str:
 
 
 def slugify(text: str) -> str:
-    """A case-id-safe slug: ASCII, lower case, ``[a-z0-9._-]``, other runs -> ``-``."""
+    """A case-id-safe slug: ASCII, lower case, ``[a-z0-9._-]``, other runs -> ``-``, at most
+    96 characters (the id rule allows 128: room for a ``-2`` and derive's ``--reencode-1``)."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9._-]+", "-", ascii_text.lower()).strip("-._")
-    return slug or "receipt"
+    return slug[:96].rstrip("-._") or "receipt"
