@@ -22,7 +22,8 @@ import msgspec
 _SEP = r"[,.'\u2019\u00a0\u202f ]"
 _NUMBER = (
     r"(?P<num>\d{1,3}(?:" + _SEP + r"\d{3})+(?:[.,]\d{1,2})?"
-    r"|\d+(?:[.,]\d{1,3})?)"
+    r"|\d+(?:[.,]\d{1,3})?"
+    r"|(?<![\d.,])\.\d{2})"  # ".02": a till printing cents without the leading zero
 )
 _SYMBOLS = (
     r"(?:US\$|C\$|CA\$|A\$|AU\$|NZ\$|S\$|HK\$|MX\$|R\$|[$€£¥￥₹₩₺฿₱₫]|CHF|EUR|USD|GBP|JPY|MYR|SGD|AUD|CAD|NZD|HKD|SEK|NOK|DKK|PLN|CZK|HUF|INR|Fr\.|kr|zł|Kč|Ft"
@@ -51,6 +52,8 @@ class Amount(msgspec.Struct, frozen=True):
 def parse_number(num: str, *, minor_units: int = 2) -> tuple[Decimal, int] | None:
     """One printed number (no sign, no symbol) -> (value, printed decimals)."""
     s = num.strip()
+    if s[:1] == "." and len(s) == 3:
+        s = "0" + s  # ".02"
     if not s or not s[0].isdigit():
         return None
     seps = [(i, ch) for i, ch in enumerate(s) if not ch.isdigit()]

@@ -144,6 +144,10 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             amounts[i].value >= amounts[sub_at].value > 0  # type: ignore[union-attr]
         ):
             kinds[i] = "with_tax"  # "Sub w/Tax 39.19": the subtotal with its tax, not a tax
+    big = 0.5 if minor > 0 else 50.0
+    for i, k in enumerate(kinds):
+        if k == "rounding" and amounts[i] is not None and abs(amounts[i].value) > big:  # type: ignore[union-attr]
+            kinds[i] = "total"  # "Rounding  RM 182.00": the rounded total, not an adjustment
     first_summary = next((i for i, k in enumerate(kinds) if k in SUMMARY_KINDS), n)
     table_rows, table_tax, table_net = _table(rows, kinds, minor, first_summary)
     in_table = set(table_rows)
