@@ -113,3 +113,15 @@ def test_small_receipt_on_a_page_is_read_at_full_resolution(render):
     for ln in result.lines:  # boxes are in the page's pixels, on the slip
         bx0, by0, bx1, by1 = ln.box
         assert x0 - 5 <= bx0 < bx1 <= x1 + 5 and y0 - 5 <= by0 < by1 <= y1 + 5
+
+
+def test_small_receipt_upside_down_on_a_page_maps_boxes_to_the_turned_frame(render):
+    from rabench.engine.ocr import OcrEngine
+
+    page, (x0, y0, x1, y1) = _small_receipt_on_a_page(render)
+    result = OcrEngine(OcrSettings()).read(page.rotate(180))
+    assert result.rotation == 180
+    total = next(ln for ln in result.lines if ln.text == "TOTAL")
+    # boxes refer to the image turned back round: where the slip was pasted on the page
+    bx0, by0, bx1, by1 = total.box
+    assert x0 <= bx0 < bx1 <= x1 and y0 <= by0 < by1 <= y1
