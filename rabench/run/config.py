@@ -135,6 +135,11 @@ _TABLES: dict[str, type[msgspec.Struct]] = {
 }
 
 
+def _printable(text: str) -> str:
+    """A table name as one line (a quoted TOML key may hold any character)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _did_you_mean(key: str, valid: list[str]) -> str:
     near = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
     return f"did you mean {near[0]}?" if near else "valid keys: " + ", ".join(valid)
@@ -147,8 +152,8 @@ def _unknown_keys(raw: dict[str, Any]) -> str | None:
         if name not in top:
             return f"unknown table or key {name!r} ({_did_you_mean(name, top)})"
         if not isinstance(value, dict):
-            return f"{name} must be a table ([{name}])"
-        tables = value.items() if name == "providers" else [(None, value)]
+            return f"{name} must be a table ([{name}])"  # a known name: printable
+        tables = [(_printable(p), t) for p, t in value.items()] if name == "providers" else [(None, value)]
         for provider, table in tables:
             if provider is not None and not isinstance(table, dict):
                 return f"[providers.{provider}] must be a table"
@@ -188,7 +193,8 @@ def parse_targets_config(raw: dict[str, Any], where: str = "targets config") -> 
     tables: dict[str, Any] = {}
     for name, value in raw.items():
         if name == "providers":
-            tables[name] = {p: _table(t, ProviderTable, f"[providers.{p}]", where) for p, t in value.items()}
+            tables[name] = {p: _table(t, ProviderTable, f"[providers.{_printable(p)}]", where)
+                            for p, t in value.items()}
         else:
             tables[name] = _table(value, _TABLES[name], f"[{name}]", where)
     return TargetsConfig(**tables)
