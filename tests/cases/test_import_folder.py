@@ -223,6 +223,18 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path):
     assert exc.value.problems == ["labels.csv:2: receipt link.jpg: file link.jpg is outside the source folder"]
 
 
+def test_a_symlink_loop_is_a_named_bad_row_that_skip_bad_can_skip(tmp_path):
+    src = make_folder(tmp_path / "src", {"a.jpg": image_bytes()}, "file,total\na.jpg,1\nloop.jpg,2\n")
+    os.symlink(src / "loop.jpg", src / "loop.jpg")  # points at itself
+    with pytest.raises(BadRows) as exc:
+        import_suite("folder", src, tmp_path / "out")
+    assert len(exc.value.problems) == 1
+    assert exc.value.problems[0].startswith("labels.csv:3: receipt loop.jpg: file loop.jpg runs through a symlink loop")
+    import_suite("folder", src, tmp_path / "out2", ImportOptions(skip_bad=True))
+    lines = (tmp_path / "out2" / "manifest.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and '"a.jpg"' not in lines[0]
+
+
 def test_media_type_comes_from_magic_bytes(tmp_path):
     labels = "file,total\nphoto.jpg,1\nnot-an-image.png,1\nnoext,2\ndoc.pdf,3\n"
     files = {

@@ -31,7 +31,7 @@ import msgspec
 from rabench.cases.importers.base import BadRow, Draft, ImportOptions, SourceRead, checked_label
 from rabench.cases.importers.sroie import currency_option
 from rabench.cases.importers.values import ValueProblem, parse_idr_amount, squash
-from rabench.cases.manifest import resolve_in_suite
+from rabench.cases.manifest import SymlinkLoop, resolve_in_suite
 from rabench.contracts import Authenticity, LineItem, ReceiptLabel
 from rabench.errors import UserError
 
@@ -201,7 +201,10 @@ def read(src: Path, opts: ImportOptions, out: Path | None = None) -> SourceRead:
                 if not isinstance(rec, dict) or not isinstance(rec.get("file_name"), str):
                     raise ValueProblem("line has no file_name naming the image")
                 name = rec["file_name"]
-                path = resolve_in_suite(base, name)
+                try:
+                    path = resolve_in_suite(base, name)
+                except SymlinkLoop as exc:
+                    raise ValueProblem(str(exc)) from None
                 if path is None:
                     raise ValueProblem(f"file_name {name} is outside {base}")
                 if not path.is_file():

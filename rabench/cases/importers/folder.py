@@ -26,7 +26,7 @@ from rabench.cases.importers.values import (
     parse_plain_amount,
     squash,
 )
-from rabench.cases.manifest import resolve_in_suite
+from rabench.cases.manifest import SymlinkLoop, resolve_in_suite
 from rabench.contracts import Authenticity, LineItem, ReceiptLabel
 from rabench.contracts.case import Transform
 from rabench.contracts.labels import SCALAR_FIELDS, FakeClass, Provenance
@@ -122,7 +122,10 @@ def _name_in(root: Path, col: str, raw: str) -> str:
     """A file name from the labels -> its key (POSIX path relative to the folder); refuse escapes."""
     if "\\" in raw:
         raise RowProblem(f"{col} {raw} uses \\; write paths with /")
-    path = resolve_in_suite(root, raw)
+    try:
+        path = resolve_in_suite(root, raw)
+    except SymlinkLoop as exc:  # a bad row like any other: named, skippable with --skip-bad
+        raise RowProblem(str(exc)) from None
     if path is None:
         raise RowProblem(f"{col} {raw} is outside the source folder")
     return path.relative_to(root.resolve()).as_posix()
