@@ -202,7 +202,9 @@ def receipt_box(image: Image.Image) -> tuple[int, int, int, int] | None:
 
 
 def _looks_illegible(lines: list[OcrLine]) -> bool:
-    return len(lines) < 3 or float(np.mean([ln.confidence for ln in lines])) < 0.6
+    # upright receipts read at a mean confidence of 0.86 or more (sroie-dev, us-photos-dev and the
+    # synthetic dev split, 495 reads); text read upside down comes out as digits and marks at 0.6-0.7
+    return len(lines) < 3 or float(np.mean([ln.confidence for ln in lines])) < 0.75
 
 
 _local = threading.local()
