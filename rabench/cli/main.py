@@ -26,6 +26,7 @@ COMMANDS = [
     "cases_shift",
     "cases_import",
     "cases_derive",
+    "cases_forge",
     "run",
     "load",
     "score",

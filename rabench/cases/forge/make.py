@@ -1,0 +1,224 @@
+"""One output case: the file a kind of forgery (or genuine control) leaves, and its label.
+
+Each maker takes the analysed source receipt and a seeded generator and returns
+an ``Output`` (bytes, media type, label changes, provenance, capture date), or
+raises ``CannotEdit`` with the reason. What each kind imitates is in
+docs/cases.md ("Forging from real receipts").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+from PIL import Image
+
+from rabench.cases.forge import edits as ed
+from rabench.cases.forge import saving as sv
+from rabench.cases.forge.plan import EDIT_DELIVERY, PHOTO_SHARE, ROTATED_SHARE
+from rabench.cases.synth import provenance as pv
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    data: bytes
+    media_type: str
+    provenance: str
+    capture: str | None  # "photo" if photographed, else None (keep the source's)
+    changes: dict[str, object]  # label fields the content edit changed
+    edited: tuple[str, ...]
+    delivery: str  # how it was saved (a tag)
+    detail: dict[str, object]  # copied/drawn glyph counts, tool names: for the summary only
+
+
+@dataclass
+class Context:
+    """The source receipt as the makers need it."""
+
+    receipt: ed.Receipt
+    data: bytes  # the source file's bytes
+    src: sv.Source
+    total: float | None
+    date: str | None
+    merchant: str | None
+    line_items: list | None
+    submit: Callable[[str | None], datetime | None]  # printed date -> when the case is submitted
+    doc_id: str
+
+    @property
+    def submitted(self) -> datetime | None:
+        """Submission of a case that prints the source's own date."""
+        return self.submit(self.date)
+
+
+def _img(arr: np.ndarray) -> Image.Image:
+    return Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "RGB")
+
+
+def _purchase(date: str) -> datetime:
+    d = dt.date.fromisoformat(date)
+    return datetime(d.year, d.month, d.day)
+
+
+def _stamp(submitted: datetime | None, rng: np.random.Generator) -> datetime | None:
+    """When an editor saved the file: shortly before the submission."""
+    if submitted is None:
+        return None
+    return submitted - dt.timedelta(minutes=int(rng.integers(5, 600)))
+
+
+def _flat(ctx: Context, img: Image.Image, how: str, rng: np.random.Generator, *, submitted: datetime | None,
+          **kw: object) -> sv.Saved:
+    rotation = "none"
+    if how in ("same", "editor") and rng.random() < ROTATED_SHARE:
+        rotation = str(sv.ROTATIONS[1 + int(rng.integers(len(sv.ROTATIONS) - 1))])
+    return sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation, stamp=_stamp(submitted, rng), **kw)  # type: ignore[arg-type]
+
+
+def _pick(weights: dict[str, float], rng: np.random.Generator, allowed: set[str]) -> str:
+    keys = [k for k in weights if k in allowed]
+    p = np.array([weights[k] for k in keys], dtype=float)
+    return keys[int(rng.choice(len(keys), p=p / p.sum()))]
+
+
+def _camera_window(ctx: Context, submitted: datetime | None) -> bool:
+    """A camera date can sit after the real purchase and before the submission."""
+    return ctx.date is not None and submitted is not None and \
+        _purchase(ctx.date) + dt.timedelta(days=1, hours=1) < submitted
+
+
+def _photo_saved(ctx: Context, photo: Image.Image, submitted: datetime | None, rng: np.random.Generator, *,
+                 thumbnail_of: Image.Image | None = None, software: str | None = None,
+                 xmp: bytes | None = None) -> sv.Saved:
+    """A phone photo with its camera EXIF when a capture date fits, else as a messaging app sends it."""
+    if _camera_window(ctx, submitted):
+        assert ctx.date is not None and submitted is not None
+        taken = sv.taken_after(_purchase(ctx.date), submitted, rng)
+        return sv.save_photo(photo, taken, rng, thumbnail_of=thumbnail_of, software=software, xmp=xmp)
+    return sv.save_photo_sent(photo, rng, ctx.src, xmp=xmp)
+
+
+def deliver_edit(ctx: Context, made: ed.Made, rng: np.random.Generator) -> tuple[sv.Saved, str]:
+    """Save an edited receipt as forgers do: editor, original quality, messaging, or a photo edited
+    after it was taken (the editor kept the EXIF with its stale thumbnail, or a messaging app
+    dropped it)."""
+    printed = made.changes.get("date", ctx.date)
+    submitted = ctx.submit(printed if isinstance(printed, str) else None)
+    how = _pick(EDIT_DELIVERY, rng, set(EDIT_DELIVERY))
+    if how == "photo":
+        before, after = sv.photograph([ctx.receipt.image, _img(made.pixels)], rng)
+        saved = _photo_saved(ctx, after, submitted, rng, thumbnail_of=before)
+        return saved, "stale_thumbnail" if saved.taken is not None else "photo_sent"
+    return _flat(ctx, _img(made.pixels), how, rng, submitted=submitted), how
+
+
+def _edited(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[float]) -> ed.Made:
+    r = ctx.receipt
+    if kind == "total":
+        if ctx.total is None:
+            raise ed.CannotEdit("total not labelled")
+        return ed.edit_total(r, ctx.total, rng, avoid=avoid)
+    if kind == "date":
+        if ctx.date is None:
+            raise ed.CannotEdit("date not labelled")
+        return ed.edit_date(r, ctx.date, rng)
+    if kind == "merchant":
+        if ctx.merchant is None:
+            raise ed.CannotEdit("merchant not labelled")
+        return ed.edit_merchant(r, ctx.merchant, rng)
+    if ctx.total is None:
+        raise ed.CannotEdit("total not labelled")
+    return ed.edit_item(r, ctx.total, rng, consistent=kind == "item_consistent", label_items=ctx.line_items,
+                        avoid=avoid)
+
+
+def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[float]) -> Output:
+    """A forgery of ``kind`` from the source receipt (``CannotEdit`` if it cannot be made)."""
+    if kind in ("total", "date", "merchant", "item_break", "item_consistent"):
+        made = _edited(ctx, kind, rng, avoid)
+        saved, how = deliver_edit(ctx, made, rng)
+        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, made.changes, made.edited,
+                      how, {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken})
+    if kind == "ai_inpaint":
+        field = "total" if rng.random() < 0.7 and ctx.total is not None else "date"
+        try:
+            made = _edited(ctx, field, rng, avoid)
+        except ed.CannotEdit:
+            made = _edited(ctx, "date" if field == "total" else "total", rng, avoid)
+        printed = made.changes.get("date", ctx.date)
+        submitted = ctx.submit(printed if isinstance(printed, str) else None)
+        tool = str(pv.pick(rng, pv.INPAINT_TOOLS))
+        stamp = _stamp(submitted, rng)
+        when = (stamp or datetime(2025, 1, 1)).strftime("%Y-%m-%dT%H:%M:%S")
+        tagged = rng.random() < 0.55
+        meta = pv.Meta(software=tool, creator_tool=tool, source_type=pv.AI_COMPOSITE,
+                       history=(("edited", tool, when),), stamp=stamp) if tagged else None
+        if rng.random() < PHOTO_SHARE:
+            # generative fill on a phone photo of the receipt
+            before, after = sv.photograph([ctx.receipt.image, _img(made.pixels)], rng)
+            b, a = np.asarray(before, dtype=np.float32), np.asarray(after, dtype=np.float32)
+            photo = _img(ed.regenerate(a, ed.changed_mask(b, a), rng))
+            saved = _photo_saved(ctx, photo, submitted, rng, software=tool if tagged else None,
+                                 xmp=pv.xmp_packet(meta, ctx.doc_id) if meta else None)
+            how = "ai_tool_photo" if tagged else "photo"
+        else:
+            pixels = ed.regenerate(made.pixels, ed.edit_mask(made), rng)
+            if meta is not None:
+                saved, how = _flat(ctx, _img(pixels), "editor", rng, submitted=submitted, meta=meta), "ai_tool"
+            else:
+                how = _pick({"same": 0.5, "message": 0.5}, rng, {"same", "message"})
+                saved = _flat(ctx, _img(pixels), how, rng, submitted=submitted)
+        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, made.changes, made.edited,
+                      how, {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken})
+    if kind == "ai_full":
+        tool = str(pv.pick(rng, pv.AI_TOOLS))
+        stamp = _stamp(ctx.submitted, rng)
+        when = (stamp or datetime(2025, 1, 1)).strftime("%Y-%m-%dT%H:%M:%S")
+        u = rng.random()
+        # the source type always; the tool's name in Software / CreatorTool only sometimes
+        meta = pv.Meta(source_type=pv.AI_FULL, software=tool if u < 0.3 else None,
+                       creator_tool=tool if 0.3 <= u < 0.55 else None,
+                       history=(("created", tool, when),) if u >= 0.55 and rng.random() < 0.5 else (), stamp=stamp)
+        if rng.random() < PHOTO_SHARE:
+            # an image model asked for "a photo of a receipt on a table": the photo look, no camera
+            (photo,) = sv.photograph([ctx.receipt.image], rng)
+            data = sv.encode_plain(photo, int(rng.integers(85, 96)), meta, ctx.doc_id)
+            saved = sv.Saved(data, "image/jpeg", "intact", "photo")
+        else:
+            saved = _flat(ctx, ctx.receipt.image, "editor", rng, submitted=ctx.submitted, meta=meta)
+        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "ai_tags",
+                      {"tool": tool, "taken": None})
+    if kind == "photo_date":
+        if ctx.date is None or ctx.submitted is None:
+            raise ed.CannotEdit("date not labelled: no purchase date to photograph before")
+        (photo,) = sv.photograph([ctx.receipt.image], rng)
+        taken = sv.taken_before(_purchase(ctx.date), rng)
+        saved = sv.save_photo(photo, taken, rng)
+        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "camera",
+                      {"taken": taken})
+    raise ValueError(f"unknown forgery kind {kind!r}")
+
+
+def make_control(ctx: Context, kind: str, rng: np.random.Generator) -> Output:
+    """A genuine control: the receipt unchanged, or passed through a tool that looks suspicious."""
+    img = ctx.receipt.image
+    if kind == "original":
+        return Output(ctx.data, ctx.src.media_type, "", None, {}, (), "keep", {})
+    if kind == "resaved":
+        saved = sv.save_flat(img, ctx.src, "editor", rng, ctx.doc_id, stamp=_stamp(ctx.submitted, rng))
+    elif kind == "recompressed":
+        saved = sv.save_flat(img, ctx.src, "message", rng, ctx.doc_id)
+    elif kind == "rotated":
+        how = "editor" if rng.random() < 0.5 else "same"
+        rotation = str(sv.ROTATIONS[1 + int(rng.integers(len(sv.ROTATIONS) - 1))])
+        saved = sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation,
+                             stamp=_stamp(ctx.submitted, rng))
+    elif kind == "rephoto":
+        (photo,) = sv.photograph([img], rng)
+        saved = _photo_saved(ctx, photo, ctx.submitted, rng)
+    else:
+        raise ValueError(f"unknown control kind {kind!r}")
+    return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), kind, {"taken": saved.taken})
