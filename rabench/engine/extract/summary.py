@@ -219,13 +219,14 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
 
     from_arithmetic = False
     if total is None and (subtotal is not None or taxes):
-        # no total label read ("TOT"I,"): the row under the subtotal/tax whose amount is their sum
+        # no total label read ("TOT"I,", or only SUBTOTAL then CASH): the row under the subtotal/tax
+        # whose amount is their sum (a payment of exactly that amount included)
         base = subtotal if subtotal is not None else 0.0
         want = {round(base + t + r, 6) for t in {0.0, sum(taxes)} for r in {0.0, sum(rounding)}}
         below = max([x for x in [subtotal_row, *tax_rows] if x is not None], default=first_summary)
         for i in range(below + 1, n):
             a = amounts[i]
-            if a is not None and kinds[i] in ("other", "none", "total") and i not in in_table and any(
+            if a is not None and kinds[i] in ("other", "none", "total", "payment") and i not in in_table and any(
                 abs(a.value - w) <= 0.005 for w in want if w > 0
             ):
                 total, total_row, from_arithmetic = a.value, i, True

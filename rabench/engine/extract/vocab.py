@@ -127,8 +127,23 @@ def unglue(s: str) -> str:
 # "Total" as OCR misreads it on thermal paper ("lotal", "Totai", "Totl"), or glued to the time
 # printed before it ("06/02 2:44pTOTAL")
 _TOTAL_MISREAD = re.compile(
-    r"(?<![a-z])(?:[tli1][o0]t[a4]?[li1]|[li1][o0][tl][a4][li1])(?![a-z])|(?<=\d)[ap]?total(?![a-z])"
+    r"(?<![a-z])(?:[tli1][oa0]t[a4]?[li1]|[li1][oa0][tl][a4][li1])(?![a-z])|(?<=\d)[ap]?total(?![a-z])"
 )
+# "Inclusive" as OCR misreads it: "lnclusive", "Inciucive", "inclusiva", "ndusive"; one or two
+# letters off a long word is still that word
+_INCLUSIVE_WORDS = ("inclusive", "including", "inclusief", "inklusive")
+
+
+def _near_inclusive(s: str) -> bool:
+    from rapidfuzz.distance import Levenshtein
+
+    for tok in re.findall(r"[a-z]{7,}", s):
+        for w in _INCLUSIVE_WORDS:
+            # the word alone, or glued at either end of a longer run ("salesinciucive")
+            parts = {tok} if len(tok) <= len(w) + 2 else {tok[: len(w)], tok[-len(w):]}
+            if any(Levenshtein.distance(p, w) <= 2 for p in parts):
+                return True
+    return False
 
 # "GST" as OCR misreads it: "GSI", "GS1", "6ST"
 _TAX_MISREAD = re.compile(r"(?<![a-z])(gs[il1]|6st|g5t)(?![a-z])")
@@ -197,7 +212,7 @@ def row_kind(label: str) -> str:
             return "subtotal"
         tax_at = min(m.start() for m in (TAX.search(s), _GLUED_TAX.search(s), _TAX_MISREAD.search(s)) if m)
         total_at = min(m.start() for m in (TOTAL.search(s), _TOTAL_MISREAD.search(s)) if m)
-        if INCLUSIVE.search(s) and total_at < tax_at and not re.search(
+        if (INCLUSIVE.search(s) or _near_inclusive(s)) and total_at < tax_at and not re.search(
             r"(?<![a-z])(tax|vat|tva|mwst|iva|gst|btw)\s*(total|summe|payable|amount|amt)", s
         ):
             return "total"  # "Total incl. VAT", not "GST @6% included in total" (the tax)
@@ -213,7 +228,9 @@ def row_kind(label: str) -> str:
     if DEPOSIT.search(s):
         return "deposit"
     if has_total and COUNT_WORDS.search(s):
-        return "count"
+        # "Total Qty: 7" is a count; "Qty:1  Total RM" a total printed after the count
+        last_total = max(m.end() for m in TOTAL.finditer(s)) if TOTAL.search(s) else 0
+        return "total" if not COUNT_WORDS.search(s[last_total:]) and last_total > COUNT_WORDS.search(s).end() else "count"
     if PAYMENT.search(s):
         return "payment"
     if has_total:
