@@ -53,28 +53,22 @@ class ItemReading(msgspec.Struct, frozen=True):
     item_count: float | None = None  # the number of items the receipt prints, if it does
 
 
-def _printed_count(rows: list[Row], kinds: list[str]) -> tuple[list[float], int | None]:
+def _printed_count(rows: list[Row], kinds: list[str]) -> list[float]:
     """Counts the receipt prints ("Total Qty: 7", "Item(s): 5  Qty(s): 5", "12 Artikel")."""
     counts: list[float] = []
-    first: int | None = None
     for i, row in enumerate(rows):
         s = unglue(fold(row.text))
         if kinds[i] != "count" and not (
             COUNT_WORDS.search(s) and re.search(r"(?<![a-z])(total|count|anzahl|jumlah|no\.|number|summe)", s)
         ):
             continue
-        found = False
         for m in re.finditer(r"(?:items?|item\(s\)|qty|qty\(s\)|quantity|count|artikel|anzahl|pcs|stuck)\s*[:.]?\s*"
                              r"(\d{1,3}(?:[.,]0{1,3})?)(?![\d.,]*\d)", s):
             counts.append(float(m.group(1).replace(",", ".")))
-            found = True
         m = re.match(r"^\s*\*?\s*(\d{1,3})\s+(?:items?|item\(s\)|artikel|articles?|pcs)", s)
         if m:
             counts.append(float(m.group(1)))
-            found = True
-        if found and first is None:
-            first = i
-    return counts, first
+    return counts
 
 
 def _prices_fit(amounts: list[Amount], qty: float | None) -> bool:
@@ -207,7 +201,7 @@ def read_items(
     _attach_quantities(items, item_rows, pending_qty, rows, doubts, minor)
     if ocr:
         doubts.extend(_gaps(rows, sorted(set(zone_rows))))
-    counts, _ = _printed_count(rows, kinds)
+    counts = _printed_count(rows, kinds)
     item_count = counts[0] if counts else None
     if counts and items:
         n_rows = float(len(items))

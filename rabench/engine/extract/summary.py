@@ -83,7 +83,7 @@ def tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
     return amounts[-1], rate
 
 
-def _table(rows: list[Row], kinds: list[str], minor: int, after: int) -> tuple[list[int], float | None, float | None]:
+def _table(rows: list[Row], minor: int, after: int) -> tuple[list[int], float | None, float | None]:
     """A tax summary table at or below row ``after``: its rows, its tax and its net amount."""
     for h in range(after, len(rows)):
         s = unglue(fold(rows[h].text))
@@ -149,7 +149,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         if k == "rounding" and amounts[i] is not None and abs(amounts[i].value) > big:  # type: ignore[union-attr]
             kinds[i] = "total"  # "Rounding  RM 182.00": the rounded total, not an adjustment
     first_summary = next((i for i, k in enumerate(kinds) if k in SUMMARY_KINDS), n)
-    table_rows, table_tax, table_net = _table(rows, kinds, minor, first_summary)
+    table_rows, table_tax, table_net = _table(rows, minor, first_summary)
     in_table = set(table_rows)
 
     def value(i: int) -> float:
