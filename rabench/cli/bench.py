@@ -172,7 +172,7 @@ def _headline(rows_path: Path, title: str = "") -> None:
 
 
 def _runs(suite_dir: Path, prefix: str, targets: list[str], args: argparse.Namespace,
-          config_path: Path) -> list[str]:
+          config_path: Path, track: str = "") -> list[str]:
     """Run the targets over one suite (self-like and DIY targets apart); resumes a run
     folder that already exists. Returns the run folders."""
     runs: list[str] = []
@@ -189,7 +189,7 @@ def _runs(suite_dir: Path, prefix: str, targets: list[str], args: argparse.Names
             argv.append("--resume")
         for t in group:
             argv += ["--target", t]
-        _stage(f"run {name}{' (real)' if prefix.endswith('-real') else ''}", argv)
+        _stage(f"run {name}{f' ({track})' if track else ''}", argv)
         runs.append(str(out))
     return runs
 
@@ -223,7 +223,7 @@ def _run(args: argparse.Namespace) -> int:
         _suite(args.size, suite_dir)
         real_suite = _real_suites(track) if track else None
         runs = _runs(suite_dir, run_id, targets, args, config_path)
-        real_runs = _runs(real_suite, f"{run_id}-real", targets, args, config_path) if real_suite else []
+        real_runs = _runs(real_suite, f"{run_id}-real", targets, args, config_path, "real") if real_suite else []
         report_dir = Path("reports") / run_id
         if real_runs:
             _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real")])
