@@ -18,7 +18,7 @@ from PIL import Image
 
 from rabench.cases.forge import edits as ed
 from rabench.cases.forge import saving as sv
-from rabench.cases.forge.plan import EDIT_DELIVERY, PHOTO_SHARE, ROTATED_SHARE
+from rabench.cases.forge.plan import FLAT_DELIVERY, PHOTO_SHARE, ROTATED_SHARE, Quota
 from rabench.cases.synth import provenance as pv
 
 
@@ -34,6 +34,27 @@ class Output:
     detail: dict[str, object]  # copied/drawn glyph counts, tool names: for the summary only
 
 
+class Mix:
+    """Delivery quotas per fake class: each class gets phone photos and each way of saving in
+    the same shares as the genuine controls (a per-class draw of 20 would wander off them)."""
+
+    def __init__(self) -> None:
+        self.photo: dict[str, Quota] = {}
+        self.flat: dict[str, Quota] = {}
+
+    def photo_first(self, group: str) -> bool:
+        q = self.photo.setdefault(group, Quota({"photo": PHOTO_SHARE, "flat": 1 - PHOTO_SHARE}))
+        return q.order()[0] == "photo"
+
+    def flat_order(self, group: str, shares: dict[str, float]) -> list[str]:
+        return self.flat.setdefault(group, Quota(shares)).order()
+
+    def took(self, group: str, how: str) -> None:
+        self.photo[group].take("photo" if how == "photo" else "flat")
+        if how != "photo":
+            self.flat[group].take(how)
+
+
 @dataclass
 class Context:
     """The source receipt as the makers need it."""
@@ -47,6 +68,7 @@ class Context:
     line_items: list | None
     submit: Callable[[str | None], datetime | None]  # printed date -> when the case is submitted
     doc_id: str
+    mix: Mix
 
     @property
     def submitted(self) -> datetime | None:
@@ -78,12 +100,6 @@ def _flat(ctx: Context, img: Image.Image, how: str, rng: np.random.Generator, *,
     return sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation, stamp=_stamp(submitted, rng), **kw)  # type: ignore[arg-type]
 
 
-def _pick(weights: dict[str, float], rng: np.random.Generator, allowed: set[str]) -> str:
-    keys = [k for k in weights if k in allowed]
-    p = np.array([weights[k] for k in keys], dtype=float)
-    return keys[int(rng.choice(len(keys), p=p / p.sum()))]
-
-
 def _camera_window(ctx: Context, submitted: datetime | None) -> bool:
     """A camera date can sit after the real purchase and before the submission."""
     return ctx.date is not None and submitted is not None and \
@@ -93,25 +109,34 @@ def _camera_window(ctx: Context, submitted: datetime | None) -> bool:
 def _photo_saved(ctx: Context, photo: Image.Image, submitted: datetime | None, rng: np.random.Generator, *,
                  thumbnail_of: Image.Image | None = None, software: str | None = None,
                  xmp: bytes | None = None) -> sv.Saved:
-    """A phone photo with its camera EXIF when a capture date fits, else as a messaging app sends it."""
-    if _camera_window(ctx, submitted):
-        assert ctx.date is not None and submitted is not None
-        taken = sv.taken_after(_purchase(ctx.date), submitted, rng)
-        return sv.save_photo(photo, taken, rng, thumbnail_of=thumbnail_of, software=software, xmp=xmp)
-    return sv.save_photo_sent(photo, rng, ctx.src, xmp=xmp)
+    """A phone photo with camera EXIF taken between the purchase and the submission."""
+    assert ctx.date is not None and submitted is not None
+    taken = sv.taken_after(_purchase(ctx.date), submitted, rng)
+    return sv.save_photo(photo, taken, rng, thumbnail_of=thumbnail_of, software=software, xmp=xmp)
+
+
+def _how(ctx: Context, group: str, shares: dict[str, float], *, photo_possible: bool) -> str:
+    """This output's delivery: a photo if the class is short of photos and one can be made
+    (a camera date must fit, as for genuine photos), else the flat save furthest below its share."""
+    if photo_possible and ctx.mix.photo_first(group):
+        how = "photo"
+    else:
+        how = ctx.mix.flat_order(group, shares)[0]
+    ctx.mix.photo_first(group)  # make sure the group's quotas exist
+    ctx.mix.flat_order(group, shares)
+    ctx.mix.took(group, how)
+    return how
 
 
 def deliver_edit(ctx: Context, made: ed.Made, rng: np.random.Generator) -> tuple[sv.Saved, str]:
-    """Save an edited receipt as forgers do: editor, original quality, messaging, or a photo edited
-    after it was taken (the editor kept the EXIF with its stale thumbnail, or a messaging app
-    dropped it)."""
+    """Save an edited receipt as forgers do: editor, original quality, messaging, or a phone photo
+    edited after it was taken, the editor keeping the camera EXIF and its stale thumbnail."""
     printed = made.changes.get("date", ctx.date)
     submitted = ctx.submit(printed if isinstance(printed, str) else None)
-    how = _pick(EDIT_DELIVERY, rng, set(EDIT_DELIVERY))
+    how = _how(ctx, "hand_edit", FLAT_DELIVERY, photo_possible=_camera_window(ctx, submitted))
     if how == "photo":
         before, after = sv.photograph([ctx.receipt.image, _img(made.pixels)], rng)
-        saved = _photo_saved(ctx, after, submitted, rng, thumbnail_of=before)
-        return saved, "stale_thumbnail" if saved.taken is not None else "photo_sent"
+        return _photo_saved(ctx, after, submitted, rng, thumbnail_of=before), "stale_thumbnail"
     return _flat(ctx, _img(made.pixels), how, rng, submitted=submitted), how
 
 
@@ -153,11 +178,13 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
         tool = str(pv.pick(rng, pv.INPAINT_TOOLS))
         stamp = _stamp(submitted, rng)
         when = (stamp or datetime(2025, 1, 1)).strftime("%Y-%m-%dT%H:%M:%S")
-        tagged = rng.random() < 0.55
+        how = _how(ctx, "ai_inpaint", {"tagged": 0.55, "same": 0.2, "message": 0.25},
+                   photo_possible=_camera_window(ctx, submitted))
+        tagged = how == "tagged" or (how == "photo" and rng.random() < 0.55)
         meta = pv.Meta(software=tool, creator_tool=tool, source_type=pv.AI_COMPOSITE,
                        history=(("edited", tool, when),), stamp=stamp) if tagged else None
-        if rng.random() < PHOTO_SHARE:
-            # generative fill on a phone photo of the receipt
+        if how == "photo":
+            # generative fill on a phone photo of the receipt (the app keeps the camera EXIF)
             before, after = sv.photograph([ctx.receipt.image, _img(made.pixels)], rng)
             b, a = np.asarray(before, dtype=np.float32), np.asarray(after, dtype=np.float32)
             photo = _img(ed.regenerate(a, ed.changed_mask(b, a), rng))
@@ -169,7 +196,6 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
             if meta is not None:
                 saved, how = _flat(ctx, _img(pixels), "editor", rng, submitted=submitted, meta=meta), "ai_tool"
             else:
-                how = _pick({"same": 0.5, "message": 0.5}, rng, {"same", "message"})
                 saved = _flat(ctx, _img(pixels), how, rng, submitted=submitted)
         return Output(saved.data, saved.media_type, saved.provenance, saved.capture, made.changes, made.edited,
                       how, {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken})
@@ -182,7 +208,7 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
         meta = pv.Meta(source_type=pv.AI_FULL, software=tool if u < 0.3 else None,
                        creator_tool=tool if 0.3 <= u < 0.55 else None,
                        history=(("created", tool, when),) if u >= 0.55 and rng.random() < 0.5 else (), stamp=stamp)
-        if rng.random() < PHOTO_SHARE:
+        if _how(ctx, "ai_full", {"flat": 1.0}, photo_possible=True) == "photo":
             # an image model asked for "a photo of a receipt on a table": the photo look, no camera
             (photo,) = sv.photograph([ctx.receipt.image], rng)
             data = sv.encode_plain(photo, int(rng.integers(85, 96)), meta, ctx.doc_id)
@@ -217,6 +243,8 @@ def make_control(ctx: Context, kind: str, rng: np.random.Generator) -> Output:
         saved = sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation,
                              stamp=_stamp(ctx.submitted, rng))
     elif kind == "rephoto":
+        if not _camera_window(ctx, ctx.submitted):
+            raise ed.CannotEdit("date not labelled: a camera date could contradict the printed one")
         (photo,) = sv.photograph([img], rng)
         saved = _photo_saved(ctx, photo, ctx.submitted, rng)
     else:

@@ -35,9 +35,10 @@ CHANGES_TOTAL_OR_DATE = frozenset({"total", "date", "item_consistent", "ai_inpai
 CONTROL_SHARE = 0.42  # of source receipts; the rest are forged
 FAKES_PER_RECEIPT = 2
 
-# How hand edits leave the editor (``saving``); photo = photographed, then edited.
-EDIT_DELIVERY = {"same": 0.27, "editor": 0.27, "message": 0.2, "photo": 0.26}
-PHOTO_SHARE = 0.26  # of AI forgeries that look like phone photos (as many genuine receipts do)
+# How forgeries leave the editor (``saving``): a phone photo (taken, then edited) in about the
+# share genuine controls are re-photographed, else these flat saves.
+PHOTO_SHARE = 0.28
+FLAT_DELIVERY = {"same": 0.37, "editor": 0.37, "message": 0.26}
 ROTATED_SHARE = 0.18  # of flat saves (same/editor) of forgeries, as for controls
 
 

@@ -193,19 +193,6 @@ def save_photo(photo: Image.Image, taken: datetime, rng: np.random.Generator, *,
     return Saved(buf.getvalue(), "image/jpeg", "intact", "photo", taken)
 
 
-def save_photo_sent(photo: Image.Image, rng: np.random.Generator, src: Source, xmp: bytes | None = None) -> Saved:
-    """A phone photo sent through a messaging app: smaller, recompressed, camera EXIF gone."""
-    if max(photo.size) > 1600:
-        s = 1600 / max(photo.size)
-        photo = photo.resize((round(photo.width * s), round(photo.height * s)), Image.LANCZOS)
-    buf = io.BytesIO()
-    kwargs: dict[str, object] = {"quality": int(rng.integers(70, 89)), "subsampling": 2}
-    if xmp:
-        kwargs["xmp"] = xmp
-    photo.convert("RGB").save(buf, "JPEG", **kwargs)
-    return Saved(buf.getvalue(), "image/jpeg", "intact" if xmp else "stripped", "photo", None)
-
-
 def encode_plain(img: Image.Image, quality: int, meta: pv.Meta, doc_id: str) -> bytes:
     """A JPEG with only the XMP/EXIF ``meta`` asks for (no camera data)."""
     return _encode(img, "jpeg", quality, meta, doc_id, 1)

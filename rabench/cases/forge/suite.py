@@ -34,7 +34,7 @@ from rabench.cases.forge import saving as sv
 from rabench.cases.forge.edits import CannotEdit, Receipt
 from rabench.cases.forge.labels import forged_label, forged_tags
 from rabench.cases.forge.locate import locate
-from rabench.cases.forge.make import Context, Output, make_control, make_fake
+from rabench.cases.forge.make import Context, Mix, Output, make_control, make_fake
 from rabench.cases.forge.ocr_cache import Reader
 from rabench.cases.importers.media import SUITE_EXTENSION
 from rabench.cases.importers.writer import StagedSuite, check_out_dir
@@ -135,10 +135,11 @@ def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = 
     order = [sources[i] for i in rng_for(seed, "", "order").permutation(len(sources))]
     fake_quota, control_quota = pl.Quota(pl.FAKE_SHARES), pl.Quota(pl.CONTROL_SHARES)
     not_made: Counter = Counter()
+    mix = Mix()
     ocr = Reader(ocr_cache)
     made: list[tuple[LoadedCase, str, Output]] = []
     for done, lc in enumerate(order, start=1):
-        outs = _forge_one(lc, role[lc.case.id], reader.header, seed, ocr, fake_quota, control_quota, not_made)
+        outs = _forge_one(lc, role[lc.case.id], reader.header, seed, ocr, fake_quota, control_quota, mix, not_made)
         if outs is None:
             skipped["the image could not be decoded"] += 1
         else:
@@ -179,7 +180,7 @@ def _submission_text(lc: LoadedCase, kind: str, o: Output, seed: int) -> str | N
 
 
 def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: Reader, fake_quota: pl.Quota,
-               control_quota: pl.Quota, not_made: Counter) -> list[tuple[str, Output]] | None:
+               control_quota: pl.Quota, mix: Mix, not_made: Counter) -> list[tuple[str, Output]] | None:
     data = lc.read_bytes()
     try:
         image = load_image(data, lc.case.media_type)
@@ -201,7 +202,7 @@ def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: R
                        date=date if isinstance(date, str) else None,
                        merchant=merchant if isinstance(merchant, str) else None, line_items=items,
                        submit=lambda d: _submitted(d, rng_for(seed, lc.case.id, f"submitted:{kind}")),
-                       doc_id=hashlib.sha256(f"{seed}:{lc.case.id}:{kind}".encode()).hexdigest()[:24])
+                       doc_id=hashlib.sha256(f"{seed}:{lc.case.id}:{kind}".encode()).hexdigest()[:24], mix=mix)
 
     receipt = Receipt(image, lines, found, ocr)
     before = label.adds_up if isinstance(label.adds_up, bool) else (True if found.adds_up else None)
