@@ -62,6 +62,8 @@ def _is_name_row(row: Row) -> bool:
         return False
     if re.search(r"\d{4,}|^\s*\d+[a-z]?[ ,]", text, re.I) or _STREET.search(s):
         return False  # an address or a number line
+    if re.fullmatch(r"[A-Za-z0-9]{4,10}", text) and digits >= 2:
+        return False  # "A05032": a code or a number written on the scan, not a name
     if text == text.lower() and not any(ch.isdigit() for ch in text) and len(text.split()) >= 2 and letters > 8:
         return False  # all lower case words: a note written on the scan, not a printed name
     return True
