@@ -2,7 +2,8 @@
 
 For every non-proof signal (file format, byte size, pixel count, JPEG quality,
 EXIF present, any Software/Producer/CreatorTool tag, font family, colour
-statistics) this computes the ROC AUC of that signal *alone* for genuine vs
+statistics, and the days between the printed date and the case's ``submitted_at``, which
+targets receive) this computes the ROC AUC of that signal *alone* for genuine vs
 fake over base cases, overall and per fake class. Orientation does not matter
 (``max(auc, 1 - auc)``: a reversed signal is as much a leak); a categorical
 signal is scored one category at a time (``is it a PNG?``) and reports its
@@ -20,6 +21,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 
 import numpy as np
 from PIL import Image
@@ -29,10 +31,10 @@ from rabench.cases.manifest import LoadedCase, open_suite
 THRESHOLD = 0.70
 MIN_N = 5
 
-NUMERIC = ("byte_size", "pixels", "jpeg_quality", "luma_mean", "luma_std", "saturation_mean")
+NUMERIC = ("byte_size", "pixels", "jpeg_quality", "luma_mean", "luma_std", "saturation_mean", "submission_age")
 CATEGORICAL = ("format", "exif_present", "software_tag", "font_family")
 SIGNALS = ("format", "byte_size", "pixels", "jpeg_quality", "exif_present", "software_tag", "font_family",
-           "luma_mean", "luma_std", "saturation_mean")
+           "luma_mean", "luma_std", "saturation_mean", "submission_age")
 
 # JPEG Annex K luminance table (order is irrelevant: only scaled sums are compared).
 _STD_LUMA = np.array([
@@ -118,6 +120,18 @@ def file_signals(data: bytes, media_type: str) -> dict[str, object]:
     return sig
 
 
+def submission_age(submitted_at: str | None, printed: object) -> float | None:
+    """Days from the printed (labelled) date to the submission: a lazy detector's "old receipt" shortcut."""
+    from rabench.contracts.case import submission_date
+
+    if not submitted_at or not isinstance(printed, str):
+        return None
+    try:
+        return float((submission_date(submitted_at) - date.fromisoformat(printed)).days)
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class SignalAUC:
     signal: str
@@ -199,6 +213,9 @@ def audit_suite(root, progress=None) -> AuditResult:
             sig = file_signals(lc.read_bytes(), lc.case.media_type)
             if "font" in lc.case.tags:
                 sig["font_family"] = lc.case.tags["font"]
+            age = submission_age(lc.case.submitted_at, lc.case.label.date)
+            if age is not None:
+                sig["submission_age"] = age
             if progress:
                 progress(i + 1)
             yield lc.case.tags, lc.case.label.is_fake, sig

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 import numpy as np
 from PIL import Image
@@ -35,10 +35,11 @@ class Spec:
     injection: bool = False
     slip: bool = False  # genuine printing slip / ai_full or generator inconsistency
     edit: str | None = None  # field an editing fake changes
-    editor_pass: bool = False  # genuine file cropped and re-saved in an editor
+    editor_pass: bool = False  # genuine (or photo_date) file cropped and re-saved in an editor
     pdf_resave: bool = False  # genuine PDF re-saved by a viewer (metadata-only revision)
     lookalike_of: int | None = None  # hard negative: index of the receipt it looks like
     same_total: bool = False
+    delay: int = 0  # bucket of SUBMISSION_DELAYS (allocated per class in the plan, like the other strata)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,7 @@ class Built:
     label: object
     tags: dict[str, str]
     printed_date: str
+    submitted: str = ""  # ISO date the case was submitted (after the purchase and every time in the file)
 
 
 def rng_for(seed: int, index: int, stream: int) -> np.random.Generator:
@@ -56,6 +58,7 @@ def rng_for(seed: int, index: int, stream: int) -> np.random.Generator:
 
 
 _PDF_LAYOUTS = ("hotel", "ecommerce", "taxi")
+FADED_SHARE = 0.15  # of printed till receipts (scans and photos): an old, faded thermal print
 
 
 def _merchant(rng: np.random.Generator, capture: str) -> Merchant:
@@ -84,31 +87,36 @@ def _render(doc: Doc, style: Style, seed: int, index: int, quirks: Quirks = NO_Q
     q_rng = rng_for(seed, index, 6) if quirks is not NO_QUIRKS else None
     r = render_rows(_rows(doc, seed, index), style, quirks=quirks, quirk_rng=q_rng)
     wear_rng = rng_for(seed, index, 7)
-    amount = float(wear_rng.uniform(0, 1.0)) if doc.layout not in ("hotel", "ecommerce") and worn else 0.0
-    return dataclasses.replace(r, image=age_print(r.image, wear_rng, amount))
+    thermal = doc.layout not in ("hotel", "ecommerce") and worn
+    amount = float(wear_rng.uniform(0, 1.0)) if thermal else 0.0
+    fade = float(wear_rng.uniform(0.35, 0.65)) if thermal and wear_rng.random() < FADED_SHARE else 0.0
+    return dataclasses.replace(r, image=age_print(r.image, wear_rng, amount, fade))
 
 
-def _quality(rng: np.random.Generator, provenance: str, resaved: bool) -> int:
+def _quality(rng: np.random.Generator, provenance: str, capture: str) -> int:
     if provenance == "stripped":
         return int(rng.integers(60, 86))
-    # Editors save at high quality by default, like phones and scanners: the same range for both.
+    if capture == "scan":  # scanning software saves at high quality (85-100; real flatbed scans in SROIE: 94-100)
+        return int(rng.integers(85, 101))
+    # Editors save at high quality by default, like phones: the same range for both.
     return int(rng.integers(78, 96))
 
 
-def _taken(doc: Doc, rng: np.random.Generator, *, before: bool) -> datetime:
+def _taken(doc: Doc, rng: np.random.Generator, *, before: bool, max_days: int = 11) -> datetime:
+    """When the photo was taken: shortly after the printed time, or some days later but before submission."""
     hh, mm = (int(x) for x in doc.time.split(":"))
     printed = datetime(doc.when.year, doc.when.month, doc.when.day, hh, mm)
     if before:
         return printed - timedelta(days=int(rng.integers(1, 46)), minutes=int(rng.integers(0, 600)))
-    if rng.random() < 0.8:
+    if rng.random() < 0.8 or max_days < 1:
         return printed + timedelta(minutes=int(rng.integers(1, 240)))
-    return printed + timedelta(days=int(rng.integers(1, 12)), minutes=int(rng.integers(0, 600)))
+    return printed + timedelta(days=int(rng.integers(1, min(11, max_days) + 1)), minutes=int(rng.integers(0, 600)))
 
 
 def _meta_for_image(spec: Spec, doc: Doc, rng: np.random.Generator, *, shown: Image.Image,
-                    original: Image.Image | None) -> pv.Meta:
+                    original: Image.Image | None, submitted: date) -> pv.Meta:
     """Metadata the file's last tool wrote. ``original`` = the capture before a fake's edit."""
-    taken = _taken(doc, rng, before=spec.cls == "photo_date")
+    taken = _taken(doc, rng, before=spec.cls == "photo_date", max_days=(submitted - doc.when).days)
     if spec.provenance != "intact":
         if spec.capture != "photo":
             return pv.Meta()
@@ -163,7 +171,7 @@ def _encode(img: Image.Image, spec: Spec, meta: pv.Meta, rng: np.random.Generato
             *, resaved: bool) -> tuple[bytes, str, str]:
     if spec.capture == "screenshot":
         return pv.write_png(img, meta, doc_id), "image/png", "png"
-    q = _quality(rng, spec.provenance, resaved)
+    q = _quality(rng, spec.provenance, spec.capture)
     sub = 2 if rng.random() < 0.8 else 0
     return pv.write_jpeg(img, q, meta, doc_id, subsampling=sub), "image/jpeg", "jpg"
 
@@ -204,29 +212,45 @@ def _logo(name: str, seed: int) -> bytes | None:
     return buf.getvalue()
 
 
-def _build_pdf(spec: Spec, doc: Doc, printed: Doc, style: Style, seed: int, rng: np.random.Generator) -> bytes:
+def _build_pdf(spec: Spec, doc: Doc, printed: Doc, style: Style, seed: int, rng: np.random.Generator,
+               submitted: date) -> tuple[bytes, datetime]:
+    """The PDF's bytes and the latest time written into it (a later revision: between creation and submission)."""
     logo = _logo(doc.merchant, seed)
     created = datetime(doc.when.year, doc.when.month, doc.when.day, int(doc.time[:2]), int(doc.time[3:]))
     intact = spec.provenance == "intact"
     if spec.cls == "generator":
         tool = str(pv.pick(rng, pv.GENERATORS))
         return render_pdf(_rows(printed, seed, spec.index), style, created=created,
-                          producer=tool if intact else None, creator=tool if intact else None, logo=logo)
+                          producer=tool if intact else None, creator=tool if intact else None, logo=logo), created
     producer = str(pv.pick(rng, pv.PDF_PRODUCERS)) if intact else None
     creator = printed.merchant if intact and rng.random() < 0.5 else None
+    xmp = _pdf_xmp(producer, created, rng) if intact and rng.random() < PDF_XMP_SHARE else None
     data = render_pdf(_rows(doc, seed, spec.index), style, created=created, producer=producer, creator=creator,
-                      logo=logo)
-    later = created + timedelta(days=int(rng.integers(0, 20)), minutes=int(rng.integers(5, 900)))
+                      logo=logo, xmp=xmp)
+    span = max(0, min(19, (submitted - doc.when).days))
+    later = created + timedelta(days=int(rng.integers(0, span + 1)), minutes=int(rng.integers(5, 900)))
     if spec.cls == "pdf_edit":
         edited = render_pdf(_rows(printed, seed, spec.index), style, created=created, producer=producer,
-                            creator=creator, logo=logo)
+                            creator=creator, logo=logo, xmp=xmp)
         info = {"/Producer": str(pv.pick(rng, pv.PDF_EDITORS)), "/ModDate": pdf_date(later)} if intact else {}
-        return append_revision(data, new_content_from=edited, info=info)
+        return append_revision(data, new_content_from=edited, info=info), later
     if spec.pdf_resave:
-        info = {"/Producer": str(pv.pick(rng, pv.PDF_VIEWER_RESAVE)), "/ModDate": pdf_date(later)} if intact else {
-            "/ModDate": pdf_date(later)}
-        return append_revision(data, new_content_from=None, info=info)
-    return data
+        viewer = str(pv.pick(rng, pv.PDF_VIEWER_RESAVE))
+        info = {"/Producer": viewer, "/ModDate": pdf_date(later)} if intact else {"/ModDate": pdf_date(later)}
+        # Viewers that save incrementally add or rewrite the XMP metadata too.
+        new_xmp = _pdf_xmp(viewer, later, rng) if intact and rng.random() < 0.7 else None
+        return append_revision(data, new_content_from=None, info=info, xmp=new_xmp), later
+    return data, created
+
+
+PDF_XMP_SHARE = 0.5  # of intact PDFs: the producer wrote an XMP metadata packet
+
+
+def _pdf_xmp(tool: str | None, when: datetime, rng: np.random.Generator) -> str:
+    from rabench.cases.synth.pdfdoc import xmp_for_pdf
+
+    doc_id = "-".join(f"{int(v):04x}" for v in rng.integers(0, 2**16, size=4))
+    return xmp_for_pdf(tool or "", when, doc_id, int(rng.choice([0, 1000, 2000, 2000, 4000])))
 
 
 def fake_docs(seed: int, spec: Spec) -> tuple[Doc, Doc, Style, Quirks]:
@@ -257,10 +281,13 @@ def build_base(seed: int, spec: Spec, doc_id: str) -> Built:
     doc, printed, style, quirks = fake_docs(seed, spec)
     f_rng = rng_for(seed, spec.index, 30)
     m_rng = rng_for(seed, spec.index, 4)
+    # Submitted some days after the purchase (for a fake, after the date it shows, too); every time
+    # a tool writes into the file falls in between.
+    submitted = max(doc.when, printed.when) + timedelta(days=submission_delay(rng_for(seed, spec.index, 10), spec.delay))
 
     if spec.capture == "pdf":
-        data = _build_pdf(spec, doc, printed, style, seed, m_rng)
-        return _finish(spec, printed, data, "application/pdf", "pdf", style.family)
+        data, latest = _build_pdf(spec, doc, printed, style, seed, m_rng, submitted)
+        return _finish(spec, printed, data, "application/pdf", "pdf", style.family, _after(submitted, [latest]))
 
     source = doc if spec.cls in ("ai_inpaint", "hand_edit") else printed
     worn = spec.capture != "screenshot"
@@ -276,23 +303,50 @@ def build_base(seed: int, spec: Spec, doc_id: str) -> Built:
         original, shot = shot, fakes.inpaint(shot, regen, fakes.field_mask(r0.image.size, boxes), g, f_rng)
     elif spec.cls == "hand_edit":
         rows1 = [r for r in _rows(printed, seed, spec.index) if r.field == spec.edit]
-        texts = [r.right if r.kind == "kv" else r.left for r in rows1]
+        texts = [r.value for r in rows1]
         out_boxes = [cap.map_box(b, g) for b in r0.boxes.get(spec.edit, [])]
-        aligns = ["right" if r.kind == "kv" else r.align for r in rows1]
+        aligns = ["right" if r.kind in ("kv", "table") else r.align for r in rows1]
         original, shot = shot, fakes.retype(shot, out_boxes, texts[: len(out_boxes)], style.family, f_rng, aligns)
     resaved = spec.cls in ("ai_inpaint", "hand_edit") or spec.editor_pass
     if spec.editor_pass:
         shot = _crop_margins(shot, f_rng)
-    meta = _meta_for_image(spec, printed, m_rng, shown=shot, original=original)
+    meta = _meta_for_image(spec, printed, m_rng, shown=shot, original=original, submitted=submitted)
     if spec.cls == "photo_date" and spec.provenance == "stripped":
         # An app kept the capture dates but dropped the camera, thumbnail and software.
         meta = pv.Meta(camera=pv.cam.Camera("", "", None), taken=_taken(printed, m_rng, before=True),
                        exif_software=None)
     data, media, ext = _encode(shot, spec, meta, m_rng, doc_id, resaved=resaved)
-    return _finish(spec, printed, data, media, ext, style.family)
+    return _finish(spec, printed, data, media, ext, style.family, _after(submitted, [meta.taken, meta.stamp]))
 
 
-def _finish(spec: Spec, printed: Doc, data: bytes, media: str, ext: str, family: str) -> Built:
+def _after(submitted: date, stamps: list[datetime | None]) -> str:
+    """The submission date, moved to the day of a file time that crossed midnight past it (rare)."""
+    return max([submitted] + [t.date() for t in stamps if t is not None]).isoformat()
+
+
+def submission_delay(rng: np.random.Generator, bucket: int | None = None) -> int:
+    """Days from the purchase to submission: mostly days, a tail of months (about 1 % > a year).
+
+    ``bucket`` (an index into ``SUBMISSION_DELAYS``) is given for planned cases, whose buckets
+    are allocated with exact shares per class; without it the bucket is drawn too.
+    """
+    if bucket is None:
+        u = float(rng.random())
+        bucket = len(SUBMISSION_DELAYS) - 1
+        for i, (share, _, _) in enumerate(SUBMISSION_DELAYS):
+            if u < share:
+                bucket = i
+                break
+            u -= share
+    _, lo, hi = SUBMISSION_DELAYS[bucket]
+    return int(rng.integers(lo, hi))
+
+
+# (share, first day, last day + 1): same-week claims, the monthly expense report, late claims.
+SUBMISSION_DELAYS = ((0.55, 0, 4), (0.25, 4, 15), (0.12, 15, 46), (0.06, 46, 181), (0.02, 181, 500))
+
+
+def _finish(spec: Spec, printed: Doc, data: bytes, media: str, ext: str, family: str, submitted: str) -> Built:
     label = label_for(printed, spec)
     tags = {
         "class": spec.cls,
@@ -306,4 +360,4 @@ def _finish(spec: Spec, printed: Doc, data: bytes, media: str, ext: str, family:
         "injection": "yes" if printed.injection else "no",
         "font": family,
     }
-    return Built(data, media, ext, label, tags, printed.when.isoformat())
+    return Built(data, media, ext, label, tags, printed.when.isoformat(), submitted)

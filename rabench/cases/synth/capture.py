@@ -34,6 +34,7 @@ class Geom:
     noise: float
     grey: bool = False
     header: tuple[tuple[int, int, int], str, str, int] | None = None  # colour, title, clock, height px
+    specks: int = 0  # dust specks on the scanner glass (full-page scans)
 
 
 def _mat(t: tuple[float, ...]) -> np.ndarray:
@@ -67,6 +68,13 @@ def _light(rng: np.random.Generator, depth: float) -> tuple[float, ...]:
     return (float(gx), float(gy), float(cx), float(cy), depth, float(r), float(g), float(b), float(rng.uniform(0.88, 1.04)))
 
 
+def _scanner_light(rng: np.random.Generator, depth: float) -> tuple[float, ...]:
+    """A scanner's lamp: calibrated to white (a slight over-exposure is common), a faint colour cast."""
+    gx, gy, cx, cy = (float(v) for v in rng.uniform(-1, 1, size=4) * (1, 1, 0.5, 0.5))
+    r, g, b = (float(v) for v in rng.uniform(0.985, 1.015, size=3))
+    return (gx, gy, cx, cy, depth, r, g, b, float(rng.uniform(0.97, 1.08)))
+
+
 def plan_capture(kind: str, doc_size: tuple[int, int], rng: np.random.Generator) -> Geom:
     w, h = doc_size
     if kind == "photo":
@@ -84,14 +92,23 @@ def plan_capture(kind: str, doc_size: tuple[int, int], rng: np.random.Generator)
         return Geom("photo", tuple(H.ravel()), size, bg, int(rng.integers(2**31)), 10.0,
                     _light(rng, float(rng.uniform(0.15, 0.4))), float(rng.uniform(0.3, 1.0)), float(rng.uniform(1.5, 4.0)))
     if kind == "scan":
-        mx, my = w * rng.uniform(0.02, 0.08), h * rng.uniform(0.01, 0.04)
-        s = float(rng.uniform(0.8, 1.0))
+        mode = float(rng.random())
+        grey = bool(rng.random() < 0.5)
+        if mode < SCAN_MODES["page"]:
+            return _page_scan(doc_size, rng, grey)
+        tight = mode < SCAN_MODES["page"] + SCAN_MODES["tight"]
+        if tight:  # auto-cropped to the paper by the scanning software
+            mx, my = w * rng.uniform(0.0, 0.012), h * rng.uniform(0.0, 0.006)
+        else:  # the scanner lid around the receipt
+            mx, my = w * rng.uniform(0.02, 0.08), h * rng.uniform(0.01, 0.04)
+        s = float(rng.uniform(0.85, 1.35))  # the receipt renders at ~220 dpi: scanned at 200-300 dpi
         cw, ch = (w + 2 * mx) * s, (h + 2 * my) * s
-        H = _rotate_about(float(rng.uniform(-1.2, 1.2)), cw / 2, ch / 2) @ _scale(s) @ _translate(mx, my)
-        lid = int(rng.integers(205, 245))
+        deg = float(rng.uniform(-0.5, 0.5)) if tight else float(rng.uniform(-1.2, 1.2))
+        H = _rotate_about(deg, cw / 2, ch / 2) @ _scale(s) @ _translate(mx, my)
+        lid = int(rng.integers(232, 252)) if tight else int(rng.integers(212, 248))
         return Geom("scan", tuple(H.ravel()), (int(round(cw)), int(round(ch))), (lid, lid, lid - 2),
-                    int(rng.integers(2**31)), 2.0, _light(rng, float(rng.uniform(0.0, 0.08))),
-                    float(rng.uniform(0.2, 0.6)), float(rng.uniform(0.8, 2.2)), grey=bool(rng.random() < 0.3))
+                    int(rng.integers(2**31)), 2.0, _scanner_light(rng, float(rng.uniform(0.0, 0.08))),
+                    float(rng.uniform(0.2, 0.6)), float(rng.uniform(0.8, 2.2)), grey=grey)
     if kind == "screenshot":
         phone = bool(rng.random() < 0.6)
         if phone:
@@ -112,6 +129,41 @@ def plan_capture(kind: str, doc_size: tuple[int, int], rng: np.random.Generator)
         return Geom("screenshot", tuple(H.ravel()), (int(round(w * s)), int(round(h * s))), (255, 255, 255), 0, 0.0,
                     (0, 0, 0, 0, 0, 1, 1, 1, 1), 0.0, 0.0)
     raise ValueError(f"unknown capture {kind!r}")
+
+
+# Shares of the three flatbed-scan looks: a whole page with the receipt in about a third of it,
+# a scan auto-cropped to the paper, and the receipt on the scanner lid with a margin.
+SCAN_MODES = {"page": 0.25, "tight": 0.35, "lid": 0.40}
+PAGES_MM = ((210.0, 297.0), (215.9, 279.4))  # A4, US Letter
+
+
+def _page_scan(doc_size: tuple[int, int], rng: np.random.Generator, grey: bool) -> Geom:
+    """A full flatbed page at 200 or 300 dpi; the till roll (80 mm) at the page's resolution."""
+    w, h = doc_size
+    dpi = float(rng.choice([200.0, 300.0], p=[0.4, 0.6]))
+    pmm = PAGES_MM[0] if rng.random() < 0.8 else PAGES_MM[1]
+    pw, ph = int(round(pmm[0] / 25.4 * dpi)), int(round(pmm[1] / 25.4 * dpi))
+    s = min(80.0 / 25.4 * dpi / w * float(rng.uniform(0.9, 1.1)), ph * 0.92 / h)
+    rw, rh = w * s, h * s
+    x0 = float(rng.uniform(0.04, 0.96)) * (pw - rw) if rng.random() < 0.5 else (pw - rw) / 2 + float(rng.normal(0, 20))
+    y0 = float(rng.uniform(0.02, 0.6)) * (ph - rh)
+    H = _translate(x0, y0) @ _rotate_about(float(rng.uniform(-1.5, 1.5)), rw / 2, rh / 2) @ _scale(s)
+    page = int(rng.integers(236, 256))
+    return Geom("scan", tuple(H.ravel()), (pw, ph), (page, page, page), int(rng.integers(2**31)), 0.0,
+                _scanner_light(rng, float(rng.uniform(0.0, 0.03))), float(rng.uniform(0.3, 0.8)), float(rng.uniform(0.3, 1.2)), grey=grey,
+                specks=int(rng.integers(0, 80)))
+
+
+def _specks(img: Image.Image, g: Geom, seed: int) -> None:
+    """Dust and toner specks scattered over a scanned page."""
+    rng = np.random.default_rng([seed, 17])
+    d = ImageDraw.Draw(img)
+    w, h = img.size
+    for _ in range(g.specks):
+        x, y = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+        r = float(rng.uniform(0.6, 2.6))
+        v = int(rng.integers(60, 200))
+        d.ellipse((x - r, y - r * float(rng.uniform(0.5, 1.5)), x + r, y + r), fill=(v, v, v))
 
 
 def _background(g: Geom) -> Image.Image:
@@ -169,6 +221,8 @@ def render_capture(doc: Image.Image, g: Geom, noise_seed: int, *, noise_scale: f
     canvas.paste(warped, (0, 0), mask)
     if g.header is not None:
         _header(canvas, g)
+    if g.specks:
+        _specks(canvas, g, noise_seed)
     gx, gy, cx, cy, depth, r, gg, b, gain = g.light
     if depth > 0 or gain != 1:
         a = np.asarray(canvas, dtype=np.float32)

@@ -2,9 +2,9 @@
 
 Why fixed tables instead of a faker library: the suite must be byte-identical
 for a seed across machines, and every string must be printable in the DejaVu
-fonts and PDF core fonts (Latin-1). Breadth matters more than size: 8 locales,
-7 currencies (JPY zero-decimal; ``1.234,56`` and ``1'234.50`` styles), 4
-languages, 8 layouts, 36 merchants.
+fonts and PDF core fonts (Latin-1). Breadth matters more than size: 10 locales,
+8 currencies (JPY zero-decimal; ``1.234,56`` and ``1'234.50`` styles), 4
+languages, 8 layouts, 43 merchants (Malaysian GST receipts since issue 13).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ GBP = Currency("GBP", "£", 2)
 JPY = Currency("JPY", "¥", 0)
 CHF = Currency("CHF", "CHF", 2)
 AUD = Currency("AUD", "$", 2)
+MYR = Currency("MYR", "RM", 2)  # many Malaysian tills print "$" or nothing (see till.Template.symbol)
 
 LOCALES: dict[str, Locale] = {
     "us": Locale("us", "en", USD, ",", ".", ("%m/%d/%Y", "%m/%d/%y", "%b %d, %Y"), (7.25, 8.875, 6.0, 8.25),
@@ -68,7 +69,13 @@ LOCALES: dict[str, Locale] = {
                  "99999"),
     "jp": Locale("jp", "en", JPY, ",", ".", ("%Y/%m/%d", "%Y-%m-%d"), (10.0, 8.0), True, "Tax",
                  ("Tokyo", "Osaka", "Kyoto"), ("Shibuya 2-21-1", "Namba 5-1-60", "Shijo-dori 80"), "999-9999"),
+    # Malaysia in the GST years (6 %, April 2015 to May 2018); addresses come from ``till.malaysian_address``.
+    "my": Locale("my", "en", MYR, ",", ".", ("%d/%m/%Y", "%d-%m-%Y", "%d/%m/%y", "%d %b %Y", "%d-%m-%y"), (6.0,),
+                 False, "GST", ("JOHOR BAHRU",), ("JALAN BESAR",), "99999"),
 }
+# Receipt dates: 2024-2025, except where a locale's tax regime fixes the years (Malaysian GST).
+DATE_RANGES: dict[str, tuple[tuple[int, int, int], int]] = {"my": ((2015, 4, 1), 1156)}
+DEFAULT_DATES: tuple[tuple[int, int, int], int] = ((2024, 1, 1), 730)
 
 MONTHS = {
     "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
@@ -154,6 +161,12 @@ MERCHANTS: tuple[Merchant, ...] = (
     Merchant("Papeterie en Ligne", "ecommerce", "fr"),
     Merchant("Outback Outdoor Gear", "ecommerce", "au"),
     Merchant("Tokyo Camera Depot", "ecommerce", "jp"),
+    Merchant("KOPITIAM WARISAN JAYA SDN BHD", "thermal", "my"),
+    Merchant("RESTORAN SRI MELATI MAJU", "thermal", "my"),
+    Merchant("PASARAYA BESTARI MART SDN BHD", "supermarket", "my"),
+    Merchant("MEGA JIMAT TRADING SDN BHD", "supermarket", "my"),
+    Merchant("RESTORAN SELERA TOMYAM SDN BHD", "restaurant", "my"),
+    Merchant("FARMASI SENTOSA SDN BHD", "pharmacy", "my"),
 )
 
 # Products per layout and language: (name, typical unit price in EUR-ish units).
@@ -178,7 +191,7 @@ PRODUCTS: dict[str, dict[str, _P]] = {
                ("Gouda jung", 2.49), ("Hähnchenbrust", 6.99), ("Äpfel Elstar", 2.49), ("Spaghetti", 0.99),
                ("Tomaten passiert", 0.89), ("Orangensaft", 1.99), ("Joghurt Natur", 0.69), ("Kaffee Bohnen", 7.99),
                ("Küchenrolle", 2.49), ("Spülmittel", 1.29), ("Butter", 2.29), ("Zwiebeln 1kg", 1.49),
-               ("Karotten", 0.99), ("Mineralwasser", 0.49)),
+               ("Karotten", 0.99), ("Mineralwasser", 0.49), ("Bio Joghurt mild", 0.35)),
         "fr": (("Lait demi-écrémé", 1.09), ("Bananes", 1.79), ("Oeufs x12", 3.49), ("Pain de mie", 1.99),
                ("Comté 200g", 4.29), ("Poulet fermier", 9.99), ("Pommes Golden", 2.29), ("Pâtes", 1.19),
                ("Yaourt nature", 1.89), ("Jus de pomme", 2.19), ("Beurre doux", 2.69), ("Café moulu", 4.49),
@@ -218,6 +231,27 @@ PRODUCTS: dict[str, dict[str, _P]] = {
                ("Feutres couleur", 11.9)),
         "es": (("Funda móvil", 12.99), ("Cargador USB", 15.99)),
     },
+}
+
+# Sold by weight (printed "0,845 kg x 1,69") in about 60 % of purchases.
+WEIGHED = frozenset({"Bananas", "Apples Gala", "Onions", "Bananen", "Äpfel Elstar", "Bananes", "Pommes Golden",
+                     "Carottes", "Plátanos", "Manzanas", "Tomates"})
+
+# Products a locale's shops sell in place of the language's list (Malaysia: English and Malay names).
+LOCAL_PRODUCTS: dict[tuple[str, str], _P] = {
+    ("my", "thermal"): (("NASI LEMAK BIASA", 4.5), ("TEH TARIK", 2.2), ("KOPI O AIS", 2.0), ("ROTI CANAI", 1.5),
+                        ("MEE GORENG MAMAK", 6.5), ("MILO AIS", 3.0), ("NASI GORENG KAMPUNG", 7.0), ("AIR SIRAP", 1.8),
+                        ("ROTI BAKAR KAYA", 2.5), ("TELUR SEPARUH MASAK", 2.6)),
+    ("my", "supermarket"): (("ROTI PUTIH 400G", 3.2), ("SUSU SEGAR 1L", 7.5), ("TELUR AYAM GRED A 10S", 5.8),
+                            ("BERAS WANGI 5KG", 26.9), ("MINYAK MASAK 2KG", 12.5), ("GULA PASIR 1KG", 2.85),
+                            ("AIR MINERAL 1.5L", 1.9), ("MEE SEGERA 5S", 4.2), ("SABUN BASUH 2KG", 15.9),
+                            ("TISU MUKA 4S", 8.9), ("BAWANG MERAH 500G", 3.4), ("YOGURT ASLI 140G", 2.1),
+                            ("PLASTIC BAG", 0.2), ("SPAN PENCUCI 3S", 2.3)),
+    ("my", "restaurant"): (("CLAYPOT TAUHU", 18.9), ("NASI PUTIH", 2.0), ("TOM YAM CAMPUR", 25.0),
+                           ("KANGKUNG BELACAN", 12.9), ("AYAM GORENG BEREMPAH", 15.9), ("TEH O AIS LIMAU", 3.5),
+                           ("IKAN SIAKAP STIM LIMAU", 38.0), ("SOTONG GORENG TEPUNG", 22.0)),
+    ("my", "pharmacy"): (("PARACETAMOL 500MG 10S", 3.5), ("VITAMIN C 1000MG 30S", 29.9), ("PLASTER 10S", 2.9),
+                         ("UBAT BATUK 120ML", 9.8), ("HAND SANITIZER 500ML", 12.9), ("FACE MASK 50S", 15.0)),
 }
 
 MERCHANT_WORDS = ("Corner", "Market", "Grand", "City", "Express", "Central", "Golden", "Royal", "Star", "Park")

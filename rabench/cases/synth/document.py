@@ -7,7 +7,14 @@ is exact arithmetic, never a float comparison. The printed identity is:
 - ``subtotal`` (when printed) ``== sum(item totals)``;
 - tax added on top (US, CA): ``subtotal - discount + tax + service + tip == total``;
 - tax included (EU, UK, CH, AU, JP; the tax line reads "incl."):
-  ``subtotal - discount + service + tip == total``.
+  ``subtotal - discount + service + tip == total``;
+- a printed rounding adjustment (Malaysian tills round to 5 sen) is added last:
+  ``... + rounding == total``;
+- cash rows, when printed: ``tendered - change == total``.
+
+Whether tax is included is the receipt's (``Doc.inclusive``): a locale's default,
+except Malaysian GST receipts, which print both ways. How the till words and lays
+out all of this is the merchant's ``till.Template``, fixed when the Doc is built.
 
 A ``Doc`` is built once per case and then rendered (image or PDF); fakes edit
 a copy (``edit_field``) so the label always carries what is *printed*.
@@ -21,7 +28,9 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from rabench.cases.synth.catalogue import LOCALES, MERCHANTS, MONTHS, PRODUCTS, WORDS, Locale, Merchant
+from rabench.cases.synth.catalogue import (DATE_RANGES, DEFAULT_DATES, LOCAL_PRODUCTS, LOCALES, MERCHANTS, MONTHS,
+                                           PRODUCTS, WEIGHED, WORDS, Locale, Merchant)
+from rabench.cases.synth.till import DEFAULT, Template, malaysian_address, template_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +63,19 @@ class Doc:
     payment: str = "card"
     injection: str | None = None
     extra: tuple[tuple[str, str], ...] = ()  # layout-specific printed facts (label, value)
+    tpl: Template = DEFAULT  # how the merchant's till prints (fixed per merchant)
+    tax_incl: bool | None = None  # None = the locale's default
+    rounding: int = 0  # printed rounding adjustment, added last
+    tendered: int | None = None  # cash handed over (printed with the change); None = no cash rows
+    change: int | None = None
 
     @property
     def loc(self) -> Locale:
         return LOCALES[self.locale]
+
+    @property
+    def inclusive(self) -> bool:
+        return self.loc.tax_inclusive if self.tax_incl is None else self.tax_incl
 
     @property
     def words(self) -> dict[str, str]:
@@ -68,8 +86,11 @@ def minor(amount: float, loc: Locale) -> int:
     return int(round(amount * 10 ** loc.currency.decimals))
 
 
-def money(v: int, loc: Locale, *, symbol: bool = False) -> str:
-    """Print minor units the local way: ``1,234.56`` / ``1.234,56`` / ``1'234.50`` / ``1,234`` (JPY)."""
+def money(v: int, loc: Locale, *, symbol: bool = False, sym: str | None = None) -> str:
+    """Print minor units the local way: ``1,234.56`` / ``1.234,56`` / ``1'234.50`` / ``1,234`` (JPY).
+
+    ``sym`` replaces the currency's symbol (``$`` for ringgit on some Malaysian tills).
+    """
     d = loc.currency.decimals
     neg = v < 0
     v = abs(v)
@@ -77,12 +98,11 @@ def money(v: int, loc: Locale, *, symbol: bool = False) -> str:
     s = f"{whole:,}".replace(",", loc.thousands)
     if d:
         s += loc.decimal + f"{frac:0{d}d}"
-    if neg:
-        s = "-" + s
     if symbol:
         c = loc.currency
-        s = f"{s} {c.symbol}" if c.symbol_after else (f"{c.symbol} {s}" if len(c.symbol) > 1 else f"{c.symbol}{s}")
-    return s
+        mark = sym or c.symbol
+        s = f"{s} {mark}" if c.symbol_after else (f"{mark} {s}" if len(mark) > 1 else f"{mark}{s}")
+    return "-" + s if neg else s
 
 
 def format_date(d: date, fmt: str, language: str) -> str:
@@ -96,11 +116,16 @@ def item_sum(doc: Doc) -> int:
     return sum(i.total for i in doc.items)
 
 
-def expected_total(doc: Doc) -> int:
+def before_rounding(doc: Doc) -> int:
+    """The total the printed lines make before any rounding adjustment."""
     base = (doc.subtotal if doc.subtotal is not None else item_sum(doc)) - doc.discount + doc.service + doc.tip
-    if not doc.loc.tax_inclusive:
+    if not doc.inclusive:
         base += doc.tax or 0
     return base
+
+
+def expected_total(doc: Doc) -> int:
+    return before_rounding(doc) + doc.rounding
 
 
 def adds_up(doc: Doc) -> bool:
@@ -109,6 +134,8 @@ def adds_up(doc: Doc) -> bool:
         if it.qty is not None and it.unit is not None and abs(it.qty * it.unit - it.total) > 0.5 + 1e-9:
             return False
     if doc.subtotal is not None and doc.subtotal != item_sum(doc):
+        return False
+    if doc.tendered is not None and doc.change is not None and doc.tendered - doc.change != doc.total:
         return False
     return expected_total(doc) == doc.total
 
@@ -128,6 +155,8 @@ def _receipt_number(rng: np.random.Generator, layout: str) -> str:
 
 
 def _address(rng: np.random.Generator, loc: Locale) -> tuple[str, ...]:
+    if loc.key == "my":
+        return malaysian_address(rng)
     street = loc.streets[int(rng.integers(len(loc.streets)))]
     city = loc.city[int(rng.integers(len(loc.city)))]
     pc = "".join(
@@ -148,7 +177,7 @@ def _price(base: float, loc: Locale, rng: np.random.Generator) -> int:
     return minor(p, loc)
 
 
-def _items(rng: np.random.Generator, layout: str, loc: Locale) -> list[Item]:
+def _items(rng: np.random.Generator, layout: str, loc: Locale, repeats: bool = False) -> list[Item]:
     lang = loc.language
     w = WORDS[lang]
     if layout == "fuel":
@@ -181,20 +210,49 @@ def _items(rng: np.random.Generator, layout: str, loc: Locale) -> list[Item]:
             items.append(Item(("Airport fee", "Flughafenzuschlag", "Supplément aéroport", "Suplemento aeropuerto")[
                 ("en", "de", "fr", "es").index(lang)], _price(5.0, loc, rng)))
         return items
+    return _shop_items(rng, layout, loc, repeats)
+
+
+def _shop_items(rng: np.random.Generator, layout: str, loc: Locale, repeats: bool) -> list[Item]:
+    """Items from the layout's (or the locale's own) product list; one price per product per receipt.
+
+    Repeated purchases print as one line with a quantity, or, on tills that do so
+    (``repeats``), as identical rows (7 x "BIO JOGHURT MILD 0,35"). Produce is sometimes
+    weighed (``0,845 kg x 1,69``); German bottles carry their deposit (Pfand) as an item.
+    """
+    lang = loc.language
     pool = PRODUCTS[layout if layout in PRODUCTS else "thermal"]
-    prods = pool.get(lang) or pool["en"]
+    prods = LOCAL_PRODUCTS.get((loc.key, layout)) or pool.get(lang) or pool["en"]
     n = {"thermal": (1, 5), "supermarket": (8, 22), "restaurant": (2, 8), "pharmacy": (1, 5), "ecommerce": (1, 4)}[layout]
     count = int(rng.integers(n[0], n[1] + 1))
-    out = []
+    prices: dict[str, int] = {}
+    out: list[Item] = []
     for _ in range(count):
         name, base = prods[int(rng.integers(len(prods)))]
-        unit = _price(max(base, 0.5), loc, rng)
-        qty = 1 if rng.random() < 0.75 else int(rng.integers(2, 5))
-        out.append(Item(name, qty * unit, float(qty) if qty > 1 else None, unit if qty > 1 else None))
+        if name not in prices:
+            prices[name] = _price(max(base, 0.3), loc, rng)
+        unit = prices[name]
+        if name in WEIGHED and loc.currency.decimals and rng.random() < 0.6:
+            kg = round(float(rng.uniform(0.15, 2.2)), 3)
+            out.append(Item(name, int(round(kg * unit)), kg, unit, "{:.3f} lb" if loc.key == "us" else "{:.3f} kg"))
+            continue
+        r = rng.random()
+        qty = 1 if r < 0.75 else int(rng.integers(2, 5)) if r < 0.93 else int(rng.integers(5, 9))
+        if qty > 1 and repeats:
+            out.extend(Item(name, unit) for _ in range(qty))
+        else:
+            out.append(Item(name, qty * unit, float(qty) if qty > 1 else None, unit if qty > 1 else None))
+        if loc.key == "de" and name in DEPOSIT_ITEMS:
+            out.append(Item("Pfand", 25 * qty, float(qty) if qty > 1 else None, 25 if qty > 1 else None))
     if layout == "ecommerce":
         out.append(Item(("Shipping", "Versand", "Livraison", "Envío")[("en", "de", "fr", "es").index(lang)],
                         _price(4.95, loc, rng)))
+    if layout == "supermarket" and loc.key == "de" and rng.random() < 0.15:  # bottles returned
+        out.append(Item("Pfandrückgabe", -25 * int(rng.integers(2, 13))))
     return out
+
+
+DEPOSIT_ITEMS = frozenset({"Mineralwasser", "Orangensaft", "Apfelschorle 0,4"})
 
 
 INJECTIONS: tuple[str, ...] = (
@@ -218,10 +276,13 @@ def build_doc(
     """A consistent receipt (its printed amounts add up)."""
     m = merchant or MERCHANTS[int(rng.integers(len(MERCHANTS)))]
     loc = LOCALES[m.locale]
+    tpl = template_for(m.name, m.locale, m.layout)
+    incl = loc.tax_inclusive if tpl.inclusive is None else tpl.inclusive
     if when is None:
-        when = date(2024, 1, 1) + timedelta(days=int(rng.integers(0, 730)))
+        (y, mo, d), span = DATE_RANGES.get(m.locale, DEFAULT_DATES)
+        when = date(y, mo, d) + timedelta(days=int(rng.integers(0, span)))
     hh, mm = int(rng.integers(7, 23)), int(rng.integers(0, 60))
-    items = _items(rng, m.layout, loc)
+    items = _items(rng, m.layout, loc, tpl.repeats)
     sub = sum(i.total for i in items)
     discount = 0
     if m.layout in ("supermarket", "pharmacy") and rng.random() < 0.3:
@@ -239,15 +300,10 @@ def build_doc(
     if loc.currency.code == "CHF":
         tip, service = tip // 5 * 5, service // 5 * 5
     rate = float(loc.tax_rates[int(rng.integers(len(loc.tax_rates)))])
-    taxable = sub - discount
-    if loc.tax_inclusive:
-        tax = int(round(taxable * rate / (100.0 + rate)))
-    else:
-        tax = int(round(taxable * rate / 100.0))
     # Subtotal printed unless the layout is a short slip without one.
-    show_sub = not loc.tax_inclusive or discount or tip or service or m.layout in (
+    show_sub = not incl or discount or tip or service or m.layout in (
         "supermarket", "hotel", "ecommerce") or rng.random() < 0.4
-    show_tax = not loc.tax_inclusive or rng.random() < 0.85
+    show_tax = not incl or loc.key == "my" or rng.random() < 0.85
     extra: list[tuple[str, str]] = []
     w = WORDS[loc.language]
     if m.layout == "restaurant":
@@ -266,15 +322,45 @@ def build_doc(
         items=tuple(items),
         subtotal=sub if show_sub else None,
         tax_rate=rate,
-        tax=tax if show_tax else None,
+        tax=0,
         tip=tip,
         service=service,
         discount=discount,
         payment="card" if rng.random() < 0.75 else "cash",
         injection=INJECTIONS[int(rng.integers(len(INJECTIONS)))] if injection else None,
         extra=tuple(extra),
+        tpl=tpl,
+        tax_incl=incl,
     )
-    return dataclasses.replace(doc, total=expected_total(doc))
+    return settle(doc, rng, show_tax=show_tax)
+
+
+def settle(doc: Doc, rng: np.random.Generator, *, show_tax: bool) -> Doc:
+    """Tax from the items, the total, a Malaysian 5-sen rounding line and cash rows, all consistent."""
+    sub = item_sum(doc)
+    taxable = sub - doc.discount
+    rate = doc.tax_rate
+    tax = int(round(taxable * rate / (100.0 + rate))) if doc.inclusive else int(round(taxable * rate / 100.0))
+    doc = dataclasses.replace(doc, subtotal=sub if doc.subtotal is not None else None,
+                              tax=tax if show_tax else None, rounding=0)
+    raw = before_rounding(doc)
+    rounding = int(round(raw / 5.0)) * 5 - raw if doc.locale == "my" and doc.tpl.rounding_line else 0
+    doc = dataclasses.replace(doc, rounding=rounding, total=raw + rounding, tendered=None, change=None)
+    if doc.payment == "cash" and doc.tpl.cash_rows:
+        given = _tendered(doc.total, doc.loc, rng)
+        doc = dataclasses.replace(doc, tendered=given, change=given - doc.total)
+    return doc
+
+
+def _tendered(total: int, loc: Locale, rng: np.random.Generator) -> int:
+    """Cash handed over: the exact amount or one of the next few round notes."""
+    if rng.random() < 0.25 or total <= 0:
+        return total
+    major = 10 ** loc.currency.decimals
+    notes = (1000, 2000, 5000, 10000) if loc.currency.decimals == 0 else (major, 5 * major, 10 * major, 20 * major,
+                                                                          50 * major, 100 * major)
+    options = sorted({-(-total // n) * n for n in notes} - {total})
+    return options[int(rng.integers(min(3, len(options))))] if options else total
 
 
 def with_slip(doc: Doc, rng: np.random.Generator) -> Doc:
@@ -324,19 +410,14 @@ def same_day_lookalike(doc: Doc, rng: np.random.Generator, *, same_total: bool) 
     other = build_doc(rng, m, when=doc.when)
     other = dataclasses.replace(other, address=doc.address, date_fmt=doc.date_fmt)
     if same_total and other.items:
-        # Adjust the first item so the printed total equals the look-alike's.
+        # Adjust one (non-repeated) item so the printed total equals the look-alike's.
         diff = doc.total - other.total
-        if not other.loc.tax_inclusive and other.tax is not None and other.tax_rate:
+        if not other.inclusive and other.tax is not None and other.tax_rate:
             diff = int(round(diff / (1 + other.tax_rate / 100.0)))
-        first = other.items[0]
+        descs = [i.desc for i in other.items]
+        k = next((j for j, i in enumerate(other.items) if descs.count(i.desc) == 1), 0)
+        first = other.items[k]
         if first.total + diff > 0:
-            items = (Item(first.desc, first.total + diff), *other.items[1:])
-            other = dataclasses.replace(other, items=items)
-            sub = item_sum(other)
-            taxable = sub - other.discount
-            rate = other.tax_rate
-            tax = int(round(taxable * rate / (100.0 + rate))) if other.loc.tax_inclusive else int(round(taxable * rate / 100.0))
-            other = dataclasses.replace(other, subtotal=sub if other.subtotal is not None else None,
-                                        tax=tax if other.tax is not None else None)
-            other = dataclasses.replace(other, total=expected_total(other))
+            items = (*other.items[:k], Item(first.desc, first.total + diff), *other.items[k + 1:])
+            other = settle(dataclasses.replace(other, items=items), rng, show_tax=other.tax is not None)
     return other

@@ -10,11 +10,12 @@ shuffled order, so an id says nothing about the label.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from rabench.cases.synth.build import Spec
+from rabench.cases.synth.build import SUBMISSION_DELAYS, Spec
 
 FAKE_CLASSES = ("ai_full", "ai_inpaint", "hand_edit", "generator", "pdf_edit", "photo_date")
 
@@ -56,10 +57,12 @@ PROVENANCE_OVERRIDES = {
     ("photo_date", "photo"): {"intact": 0.8, "stripped": 0.2},
 }
 EDIT_WEIGHTS = {"total": 0.5, "date": 0.25, "merchant": 0.25}
-SLIP_SHARE = {"genuine": 0.1, "ai_full": 0.5, "generator": 0.2}
+# Genuine receipts: unexplained printing slips at <= 1 % (DESIGN.md); every other difference a real
+# till prints (rounding, deposits, discounts, tips, included tax) is a visible line that adds up.
+SLIP_SHARE = {"genuine": 0.01, "ai_full": 0.5, "generator": 0.2}
 INJECTION_SHARE = 0.12
 EDITOR_PASS_SHARE = 0.3  # of genuine intact image files: cropped and re-saved in an editor
-PDF_RESAVE_SHARE = 0.3  # of genuine PDFs: re-saved by a viewer (metadata-only revision)
+PDF_RESAVE_SHARE = 0.4  # of genuine PDFs: re-saved by a viewer (metadata-only revision)
 TRANSFORM_KINDS = ("reencode", "crop", "reshoot")
 
 
@@ -116,6 +119,31 @@ def _class_specs(cls: str, n: int, rng: np.random.Generator) -> list[dict]:
     return specs
 
 
+def _with_delays(base: list[Spec], seed: int) -> list[Spec]:
+    """Submission-delay buckets with exact shares per class (own generator: the rest of the plan is unchanged)."""
+    rng = np.random.default_rng([seed, 2**21])
+    shares = {i: share for i, (share, _, _) in enumerate(SUBMISSION_DELAYS)}
+    out = list(base)
+    for cls in ("genuine",) + FAKE_CLASSES:
+        idx = [i for i, s in enumerate(base) if s.cls == cls]
+        for i, bucket in zip(idx, allocate(len(idx), shares, rng)):
+            out[i] = dataclasses.replace(base[i], delay=int(bucket))
+    return out
+
+
+def _photo_date_editor_passes(base: list[Spec], seed: int) -> list[Spec]:
+    """photo_date photos are cropped and re-saved in an editor as often as genuine photos (EXIF dates kept).
+
+    Without it, "cropped in an editor" would only ever happen to genuine photos: a shortcut.
+    """
+    rng = np.random.default_rng([seed, 2**22])
+    idx = [i for i, s in enumerate(base) if s.cls == "photo_date" and s.provenance == "intact"]
+    out = list(base)
+    for i, flag in zip(idx, allocate(len(idx), {True: EDITOR_PASS_SHARE, False: 1 - EDITOR_PASS_SHARE}, rng)):
+        out[i] = dataclasses.replace(base[i], editor_pass=bool(flag))
+    return out
+
+
 def make_plan(size: str, seed: int) -> Plan:
     sp = SIZES[size]
     rng = np.random.default_rng([seed, 2**20])
@@ -133,6 +161,8 @@ def make_plan(size: str, seed: int) -> Plan:
         prov = allocate(1, PROVENANCE_WEIGHTS[tgt.capture], np.random.default_rng([seed, n + j]))[0]
         base.append(Spec(index=n + j, cls="genuine", capture=tgt.capture, provenance=prov, lookalike_of=t,
                          same_total=bool(st)))
+    base = _with_delays(base, seed)
+    base = _photo_date_editor_passes(base, seed)
     m = len(base)
     originals = [int(i) for i in rng.choice(n, size=sp.transforms, replace=False)]
     kinds = allocate(sp.transforms, {k: 1.0 for k in TRANSFORM_KINDS}, rng)

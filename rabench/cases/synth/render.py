@@ -114,7 +114,12 @@ def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
             fam = FAMILIES[int(quirk_rng.integers(len(FAMILIES)))]
             px = int(round(px * (1 + float(quirk_rng.uniform(-quirks.size_jitter, quirks.size_jitter)))))
         f = font(fam, row.bold, max(12, px))
-        lines = _wrap(row.left, f, inner) if row.kind == "text" else [row.left]
+        if row.kind == "text":
+            lines = _wrap(row.left, f, inner)
+        elif row.kind == "kv":  # a long label wraps under itself, the value stays on its first line
+            lines = _wrap(row.left, f, max(f.size * 4, inner - _text_width(row.right, f) - f.size))
+        else:
+            lines = [row.left]
         plan.append((row, f, lines))
     heights = []
     for row, f, lines in plan:
@@ -146,12 +151,19 @@ def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
                 box = _draw_text(draw, (x, y + i * lh), line, f, style.ink, quirk_rng, quirks)
                 if row.field:
                     boxes.setdefault(row.field, []).append(box)
+        elif row.kind == "table":
+            _draw_text(draw, (m, y), row.left, f, style.ink, quirk_rng, quirks)
+            colw = inner * 0.21
+            for j, col in enumerate(row.cols):
+                right = W - m - (len(row.cols) - 1 - j) * colw
+                box = _draw_text(draw, (right - _text_width(col, f), y), col, f, style.ink, quirk_rng, quirks)
+                if row.field and j == row.field_col:
+                    boxes.setdefault(row.field, []).append(box)
         elif row.kind == "kv":
             rw = _text_width(row.right, f)
-            left = row.left
-            while left and _text_width(left, f) > inner - rw - f.size:
-                left = left[:-1]
-            _draw_text(draw, (m, y), left, f, style.ink, quirk_rng, quirks)
+            lh = h // max(1, len(lines))
+            for i, line in enumerate(lines):
+                _draw_text(draw, (m, y + i * lh), line, f, style.ink, quirk_rng, quirks)
             box = _draw_text(draw, (W - m - rw, y), row.right, f, style.ink, quirk_rng, quirks)
             if row.field:
                 boxes.setdefault(row.field, []).append(box)
@@ -159,15 +171,32 @@ def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
     return Rendered(img, boxes, style.family)
 
 
-def age_print(img: Image.Image, rng: np.random.Generator, amount: float) -> Image.Image:
-    """Thermal-print wear: faded bands and speckle, so genuine paper is not pixel-perfect."""
-    if amount <= 0:
+def age_print(img: Image.Image, rng: np.random.Generator, amount: float, fade: float = 0.0) -> Image.Image:
+    """Thermal-print wear: faded bands and speckle, so genuine paper is not pixel-perfect.
+
+    ``fade`` (0-1) is an old, faded thermal receipt: the ink pulled towards the paper
+    colour by that share on average, unevenly (a smooth random field, stronger at one
+    end), with dropouts in the strokes and a few grey specks.
+    """
+    if amount <= 0 and fade <= 0:
         return img
     a = np.asarray(img, dtype=np.float32)
-    h = a.shape[0]
+    h, w = a.shape[:2]
     band = 1.0 + amount * 0.25 * np.sin(np.linspace(0, float(rng.uniform(2, 9)), h, dtype=np.float32) + float(rng.uniform(0, 6)))
     paper = a.max(axis=(0, 1), keepdims=True)
     faded = paper - (paper - a) * np.clip(band, 0.6, 1.0)[:, None, None]
     speck = rng.random(size=a.shape[:2], dtype=np.float32) < 0.0015 * amount
     faded[speck] = faded[speck] * 0.6
+    if fade > 0:
+        small = rng.normal(0.0, 1.0, size=(max(2, h // 120), max(2, w // 120))).astype(np.float32)
+        field = np.asarray(Image.fromarray(((small + 4) * 32).clip(0, 255).astype(np.uint8)).resize((w, h), Image.BICUBIC),
+                           dtype=np.float32) / 32.0 - 4.0
+        slope = np.linspace(-1.0, 1.0, h, dtype=np.float32)[:, None] * float(rng.choice([-1, 1]) * rng.uniform(0.15, 0.4))
+        keep = np.clip((1.0 - fade) * (1.0 + 0.3 * field + slope), 0.12, 1.0)
+        faded = paper - (paper - faded) * keep[:, :, None]
+        ink = (paper - faded).max(axis=2) > 25
+        drop = ink & (rng.random(size=(h, w), dtype=np.float32) < float(rng.uniform(0.02, 0.08)))
+        faded[drop] = paper[0, 0]
+        grey = rng.random(size=(h, w), dtype=np.float32) < 0.0006
+        faded[grey] = faded[grey] * 0.8
     return Image.fromarray(np.clip(faded, 0, 255).astype(np.uint8), "RGB")

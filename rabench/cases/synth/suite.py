@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from importlib import metadata
 from pathlib import Path
 
@@ -21,12 +21,12 @@ import msgspec
 import numpy as np
 
 from rabench.cases.manifest import MANIFEST
-from rabench.cases.synth.build import Built, build_base, rng_for
+from rabench.cases.synth.build import Built, build_base, rng_for, submission_delay
 from rabench.cases.synth.plan import SEEDS, SIZES, TransformSpec, make_plan
 from rabench.cases.transforms import apply_transform
 from rabench.contracts import Case, Lineage, SuiteHeader
 
-GENERATOR_VERSION = "rabench-synth 1.0"
+GENERATOR_VERSION = "rabench-synth 1.1"
 Progress = Callable[[int, int], None]
 
 
@@ -48,12 +48,13 @@ def _build_transform_task(args: tuple[int, TransformSpec, bytes, str, str, dict,
         taken = d + timedelta(days=int(rng.integers(1, 6)), hours=int(rng.integers(8, 20)),
                               minutes=int(rng.integers(0, 60)))
     out, out_media = apply_transform(data, media, t.kind, rng, taken=taken)  # type: ignore[arg-type]
+    not_before = taken.date().isoformat() if taken is not None else printed_date  # the re-shot photo's day
     ext = {"image/jpeg": "jpg", "image/png": "png"}[out_media]
     prov = "intact" if t.kind == "reshoot" else ("stripped" if label.provenance == "intact" else label.provenance)  # type: ignore[attr-defined]
     new_label = msgspec.structs.replace(label, provenance=prov)  # type: ignore[arg-type]
     new_tags = dict(tags, provenance=prov, format="jpeg" if ext == "jpg" else "png",
                     capture="photo" if t.kind == "reshoot" else tags["capture"])
-    return Built(out, out_media, ext, new_label, new_tags, printed_date)
+    return Built(out, out_media, ext, new_label, new_tags, printed_date, not_before)
 
 
 def _pillow_build() -> dict[str, object]:
@@ -104,6 +105,7 @@ def generate_suite(out: Path, *, split: str, size: str, seed: int | None = None,
         if pool:
             pool.shutdown()
 
+    submitted = _submission_dates(seed, plan, built)
     spec_by_index = {s.index: s for s in plan.base}
     t_by_index = {t.index: t for t in plan.transforms}
     enc = msgspec.json.Encoder()
@@ -140,10 +142,27 @@ def generate_suite(out: Path, *, split: str, size: str, seed: int | None = None,
             if spec.lookalike_of is not None:
                 after = [ids[("base", spec.lookalike_of)]]
         case = Case(id=cid, file=rel, sha256=hashlib.sha256(b.data).hexdigest(), media_type=b.media_type,  # type: ignore[arg-type]
-                    label=b.label, tags=b.tags, lineage=lineage, after=after)  # type: ignore[arg-type]
+                    label=b.label, tags=b.tags, lineage=lineage, after=after,  # type: ignore[arg-type]
+                    submitted_at=submitted[key])
         lines.append(enc.encode(case))
     (out / MANIFEST).write_bytes(b"\n".join(lines) + b"\n")
     return {"cases": total, "bytes": total_bytes, "seed": seed, "split": split, "size": size}
+
+
+def _submission_dates(seed: int, plan, built: dict[tuple[str, int], Built]) -> dict[tuple[str, int], str]:
+    """When each case was submitted (ISO date); base cases' dates are decided in ``build_base``.
+
+    A duplicate is submitted again after its original (days to months later) and never before
+    its own re-shot photo was taken. Time rules (receipt age, future dates) measure from this.
+    """
+    out: dict[tuple[str, int], str] = {}
+    for s in plan.base:
+        out[("base", s.index)] = built[("base", s.index)].submitted
+    for t in plan.transforms:
+        key = ("transform", t.index)
+        start = max(date.fromisoformat(out[("base", t.of)]), date.fromisoformat(built[key].submitted))
+        out[key] = (start + timedelta(days=1 + submission_delay(rng_for(seed, t.index, 10)))).isoformat()
+    return out
 
 
 def known_sizes() -> tuple[str, ...]:
