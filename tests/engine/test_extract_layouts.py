@@ -99,6 +99,9 @@ def test_legal_name_split_over_two_rows_and_glued_title():
     assert ex.fields.merchant == "POPULAR BOOK CO. (M) SDN BHD"
     assert _read("MR.D.I.Y.SDN BHD\nLot 1851, Jalan KPB 6\nPen    2.00\nTOTAL    2.00").fields.merchant == (
         "MR. D.I.Y. SDN BHD")
+    # a note written on the scan above the header (a filing number) is not the merchant
+    assert _read("A05032\nUNIHAKKA INTERNATIONAL SDN BHD\nPen    2.00\nTOTAL    2.00").fields.merchant == (
+        "UNIHAKKA INTERNATIONAL SDN BHD")
 
 
 GERMAN_TILL = (
