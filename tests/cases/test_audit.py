@@ -85,3 +85,19 @@ def test_quick_suite_has_no_shortcut_signal(quick_suite):
     assert fails == [], [(r.signal, r.group, round(r.auc, 3), r.detail) for r in fails]
     groups = {r.group for r in res.rows}
     assert {"all", "ai_full", "ai_inpaint", "hand_edit", "generator", "pdf_edit", "photo_date"} <= groups
+
+
+def test_submission_age_is_read_from_the_case_and_a_planted_age_leak_is_flagged(sample_suite):
+    from msgspec import UNSET
+
+    from rabench.cases.audit import submission_age
+
+    assert submission_age("2024-05-10", "2024-05-01") == 9.0
+    assert submission_age("2024-05-10T08:00:00Z", "2024-05-12") == -2.0
+    assert submission_age(None, "2024-05-01") is None and submission_age("2024-05-10", UNSET) is None
+    rows = {(r.signal, r.group): r for r in audit_suite(sample_suite).rows}
+    assert rows[("submission_age", "all")].n_genuine >= 15  # every generated case carries submitted_at
+    recs = [({"class": "pdf_edit" if i % 2 else "genuine", "capture": "pdf"}, bool(i % 2),
+             {"format": "application/pdf", "submission_age": float(40 + i if i % 2 else i % 7)}) for i in range(40)]
+    bad = {(r.signal, r.group) for r in audit_records(recs).failures()}
+    assert ("submission_age", "pdf_edit") in bad
