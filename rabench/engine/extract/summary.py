@@ -132,18 +132,21 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         if k == "subtotal" and due_at is not None and i > due_at and _NET_TOTAL.search(unglue(fold(rows[i].text))):
             kinds[i] = "total"
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
+    total_at = next((i for i, k in enumerate(kinds) if k == "total" and amounts[i]), n)
     for i, k in enumerate(kinds):
-        # a "tax" row that says total or "inclusive" and is at least the subtotal is the total
-        # ("Total In ofGST 6.00", "al ndusive GST: 635.00"): a tax is never the whole bill
+        if k != "tax" or sub_at is None or i <= sub_at or amounts[i] is None:
+            continue
+        if not amounts[i].value >= amounts[sub_at].value > 0:  # type: ignore[union-attr]
+            continue
+        # a "tax" row at least as large as the subtotal is never the tax: the total when it says
+        # total ("Total In ofGST 6.00", "Total After Adj Inci GST 42.50") or, above any total,
+        # "inclusive" ("al ndusive GST: 635.00"); else, above any total, the subtotal with its tax
+        # ("Sub w/Tax 39.19"). Under a total, "incl. VAT 5.00" stays a (misread) tax note.
         label = unglue(fold(rows[i].text))
-        if k == "tax" and sub_at is not None and i > sub_at and amounts[i] is not None and (
-            TOTAL.search(label) or INCLUSIVE.search(label)
-        ) and amounts[i].value >= amounts[sub_at].value > 0:  # type: ignore[union-attr]
+        if TOTAL.search(label) or (i < total_at and INCLUSIVE.search(label)):
             kinds[i] = "total"
-        elif k == "tax" and sub_at is not None and i > sub_at and amounts[i] is not None and (
-            amounts[i].value >= amounts[sub_at].value > 0  # type: ignore[union-attr]
-        ):
-            kinds[i] = "with_tax"  # "Sub w/Tax 39.19": the subtotal with its tax, not a tax
+        elif i < total_at:
+            kinds[i] = "with_tax"
     big = 0.5 if minor > 0 else 50.0
     for i, k in enumerate(kinds):
         if k == "rounding" and amounts[i] is not None and abs(amounts[i].value) > big:  # type: ignore[union-attr]
