@@ -14,6 +14,7 @@ score it into reports/<id>/real, and open the report with both side by side.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import shutil
 import sys
@@ -227,6 +228,7 @@ def _run(args: argparse.Namespace) -> int:
         report_dir = Path("reports") / run_id
         if real_runs:
             _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real")])
+            (report_dir / "real" / "track.json").write_text(json.dumps(track.record(), indent=1) + "\n")
             _stage("report (real)", ["report", str(report_dir / "real")])
         _stage("score", ["score", *runs, "--out", str(report_dir)])
         _stage("report", ["report", str(report_dir)])

@@ -99,6 +99,18 @@ class RealTrack:
         return self.root / f"forged-seed{self.seed}"
 
 
+    def record(self) -> dict[str, object]:
+        """What reports/ID/real/track.json says about where the real track came from."""
+        return {"source": str(self.src), "format": self.fmt, "content_key": self.key, "seed": self.seed,
+                "imported": str(self.imported), "forged": str(self.forged)}
+
+
+def describe(record: dict[str, object]) -> str:
+    """One line for the report from a track.json record."""
+    return (f"receipts from {record.get('source')} ({record.get('format')}, content key "
+            f"{record.get('content_key')}), forged with seed {record.get('seed')} into {record.get('forged')}")
+
+
 def plan(src: str, fmt: str, seed: int) -> RealTrack:
     path = Path(src)
     chosen = detect_format(path, fmt)

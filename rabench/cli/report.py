@@ -13,12 +13,15 @@ from rabench.errors import UserError
 REAL_TRACK = "real"  # REPORT_DIR/real/: the real track's scored rows (rabench bench --real)
 
 
-def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list, str]:
+def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list, str, str]:
     """REPORT_DIR/real/rows.json beside the main one: rewrite report.md with the synthetic |
-    real section too; return the real rows and suite name for the page."""
+    real section too; return the real rows, suite name and origin (real/track.json) for the page."""
+    from rabench.cli.bench_real import describe
     from rabench.score.output import decode
     from rabench.score.report_md import render as render_md
 
+    record = real_path.parent / "track.json"
+    origin = describe(msgspec.json.decode(record.read_bytes())) if record.is_file() else ""
     docs = []
     for path in (report_dir / "rows.json", real_path):
         try:
@@ -26,8 +29,8 @@ def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list, str]:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             raise UserError(f"{path}: not a rows.json file ({exc})") from None
     main_doc, real_doc = docs
-    (report_dir / "report.md").write_text(render_md(main_doc, real_doc), encoding="utf-8")
-    return msgspec.to_builtins(real_doc.rows), real_doc.header.suite_name
+    (report_dir / "report.md").write_text(render_md(main_doc, real_doc, origin), encoding="utf-8")
+    return msgspec.to_builtins(real_doc.rows), real_doc.header.suite_name, origin
 
 
 def build(report_dir: Path) -> Path:
@@ -42,14 +45,15 @@ def build(report_dir: Path) -> Path:
     except (msgspec.DecodeError, KeyError, TypeError) as exc:
         raise UserError(f"{rows_path}: not a rows.json file ({exc})") from None
     real_path = report_dir / REAL_TRACK / "rows.json"
-    real_rows, real_suite = _with_real_track(report_dir, real_path) if real_path.is_file() else (None, "?")
+    real_rows, real_suite, origin = (_with_real_track(report_dir, real_path) if real_path.is_file()
+                                     else (None, "?", ""))
     details_path = report_dir / "details.json"
     details = msgspec.json.decode(details_path.read_bytes()) if details_path.is_file() else {}
     runs = ", ".join(r.get("run_id", "?") for r in header.get("runs", []))
     title = (f"{header.get('spec', 'RA-Bench')} · suite {header.get('suite_name', '?')} · runs {runs} · "
              f"scorer {header.get('scorer_version', '?')}")
     meta = {"title": title, "synthetic_suite": header.get("suite_name", "?"),
-            "real_suite": real_suite}
+            "real_suite": real_suite, "real_origin": origin}
     out = report_dir / "report.html"
     out.write_text(render(rows, findings, details, meta, real_rows), encoding="utf-8")
     return out

@@ -77,7 +77,8 @@ def _chart(target: str, pairs: Sequence[Pair]) -> str:
 
 def section(synthetic_rows: Sequence[Mapping[str, Any]], real_rows: Sequence[Mapping[str, Any]],
             meta: Mapping[str, Any]) -> str:
-    """The whole section as HTML; ``meta`` may hold ``synthetic_suite`` and ``real_suite`` names."""
+    """The whole section as HTML; ``meta`` may hold ``synthetic_suite`` and ``real_suite`` names
+    and ``real_origin`` (where the real receipts came from)."""
     pairs = pair_tracks(msgspec.convert(list(synthetic_rows), list[Row]),
                         msgspec.convert(list(real_rows), list[Row]))
     lines = []
@@ -86,7 +87,9 @@ def section(synthetic_rows: Sequence[Mapping[str, Any]], real_rows: Sequence[Map
     parts = [
         "<section id='tracks'><h2>Synthetic vs real receipts</h2>",
         f"<p class='meta'>Synthetic: {_e(meta.get('synthetic_suite', '?'))} · real: "
-        f"{_e(meta.get('real_suite', '?'))} (its full report: real/report.html). Gap = real − synthetic; "
+        f"{_e(meta.get('real_suite', '?'))}"
+        + (f", {_e(meta['real_origin'])}" if meta.get("real_origin") else "")
+        + " (its full report: real/report.html). Gap = real − synthetic; "
         "marked when the two 95% intervals don't overlap (latency and cost: at least 1.2x apart), "
         "never on fewer than 10 cases or calls on a side.</p>",
         f"<ul class='tracks'>{''.join(lines)}</ul>",

@@ -36,7 +36,7 @@ def cell(r: Row | None) -> str:
 MARKS = {"worse": "**worse on real**", "better": "**better on real**"}
 
 
-def tracks_section(synthetic: RowsFile, real: RowsFile) -> list[str]:
+def tracks_section(synthetic: RowsFile, real: RowsFile, origin: str = "") -> list[str]:
     """Every headline row of both tracks side by side, the gap, and the disagreements in words."""
     pairs = pair_tracks(synthetic.rows, real.rows)
     h = real.header
@@ -44,7 +44,8 @@ def tracks_section(synthetic: RowsFile, real: RowsFile) -> list[str]:
         "## Synthetic vs real receipts", "",
         f"Synthetic: suite {synthetic.header.suite_name} (manifest `{synthetic.header.suite_manifest_sha256[:12]}`). "
         f"Real: suite {h.suite_name} (manifest `{h.suite_manifest_sha256[:12]}`), runs "
-        + ", ".join(f"`{r.run_id}`" for r in h.runs) + " (its full report: real/report.md).",
+        + ", ".join(f"`{r.run_id}`" for r in h.runs) + " (its full report: real/report.md)"
+        + (f": {origin}." if origin else "."),
         "",
         "Gap = real − synthetic. A row is marked when the two 95% intervals don't overlap "
         "(latency and cost: at least 1.2x apart), never on fewer than 10 cases or calls on a side "
@@ -62,7 +63,7 @@ def tracks_section(synthetic: RowsFile, real: RowsFile) -> list[str]:
     return lines
 
 
-def render(doc: RowsFile, real: RowsFile | None = None) -> str:
+def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -> str:
     h = doc.header
     targets = [t.id for t in h.targets]
     lines = [
@@ -79,7 +80,7 @@ def render(doc: RowsFile, real: RowsFile | None = None) -> str:
         "",
     ]
     if real is not None:
-        lines += tracks_section(doc, real)
+        lines += tracks_section(doc, real, real_origin)
         lines += ["# Synthetic track", ""]
     by_key: dict[tuple[str, str, str, str], Row] = {
         (r.task, r.metric, r.stratum, r.target): r for r in doc.rows

@@ -110,6 +110,7 @@ def test_bench_real_end_to_end_imports_forges_runs_and_reports_side_by_side(tmp_
     assert real_rows["header"]["suite_manifest_sha256"] == run["manifest_sha256"]
     md = (tmp_path / "reports" / "t1" / "report.md").read_text()
     assert "## Synthetic vs real receipts" in md
+    assert f"receipts from {src} (folder, content key {root.name.rsplit('-', 1)[1]}), forged with seed 1" in md
     assert "| null | authenticity | roc_auc |" in md
     page = (tmp_path / "reports" / "t1" / "report.html").read_text()
     assert "Synthetic vs real receipts" in page and "table class='tracks'" in page
