@@ -88,8 +88,6 @@ def _real_like_folder(root: Path) -> Path:
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason="the committed sample suite is missing")
 def test_bench_real_end_to_end_imports_forges_runs_and_reports_side_by_side(tmp_path, monkeypatch, capsys):
-    if not hasattr(pytest.importorskip("rabench.cases.forge"), "forge_suite"):
-        pytest.skip("the forger is not built yet")
     src = _real_like_folder(tmp_path / "my receipts")
     monkeypatch.chdir(tmp_path)
     argv = ["bench", "--suite", str(SAMPLE), "--targets", "null", "--repeat", "1",
