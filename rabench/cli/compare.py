@@ -50,10 +50,10 @@ def _run(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare",
-        help="Same target, two runs: which rows moved beyond their 95%% intervals.",
+        help="Same target, two runs (or synthetic vs real): which rows moved beyond their 95%% intervals.",
         description=(
             "Score RUN_A and RUN_B (runs of one suite) and list, for every target in both, the "
-            "headline rows whose value moved beyond what the intervals allow: the 95%% intervals "
+            "headline rows whose value moved beyond what the intervals allow: the 95% intervals "
             "don't overlap (latency and cost: at least 1.2x apart), never on fewer than 10 cases "
             "or calls. Use it to compare engine versions or prompt versions. With --domains, compare "
             "synthetic with real receipts instead, by the same rule: the domain=synthetic and "
