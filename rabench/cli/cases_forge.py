@@ -39,6 +39,9 @@ def _run(args: argparse.Namespace) -> int:
     controls = ", ".join(f"{k} {v}" for k, v in sorted(s.controls.items()))
     print(f"{s.out}: {s.n_fakes} fakes over {len(s.fakes)} kinds ({fakes}) and {s.n_controls} genuine controls "
           f"({controls}) from {s.sources} receipts, {time.perf_counter() - start:.0f} s")
+    if s.glyphs_copied + s.glyphs_drawn:
+        print(f"  edited characters: {s.glyphs_copied} pasted from the same receipt, {s.glyphs_drawn} drawn in a "
+              "matched font")
     for reason, n in sorted(s.not_made.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  not made on {n} receipt(s): {reason}")
     for reason, n in sorted(s.skipped.items()):

@@ -9,6 +9,7 @@ import sys
 from datetime import date, datetime
 from pathlib import Path
 
+import numpy as np
 import piexif
 import pytest
 from PIL import Image
@@ -140,7 +141,8 @@ def test_ai_forgeries_carry_source_type_tags(forged):
 
 
 def test_controls_are_the_receipt_unchanged(forged, source):
-    """A control's pixels are its source's (an 'original' keeps the bytes; others only re-save)."""
+    """A control shows its source: an 'original' keeps the bytes, a re-save or a recompression
+    keeps the pixels (up to JPEG noise), and every control keeps the source's label values."""
     out, _, _ = forged
     suite = open_suite(out)
     src = {lc.case.id: lc for lc in open_suite(source)}
@@ -153,6 +155,10 @@ def test_controls_are_the_receipt_unchanged(forged, source):
         assert lc.case.label.date == original.case.label.date
         if lc.case.tags["forge"] == "original":
             assert lc.case.sha256 == original.case.sha256
+        elif lc.case.tags["forge"] in ("resaved", "recompressed"):
+            a = np.asarray(Image.open(io.BytesIO(lc.read_bytes())).convert("L"), dtype=float)
+            b = np.asarray(Image.open(io.BytesIO(original.read_bytes())).convert("L"), dtype=float)
+            assert a.shape == b.shape and np.abs(a - b).mean() < 3.0
 
 
 def _digest(root: Path) -> dict[str, str]:
@@ -176,25 +182,3 @@ def test_submitted_at_is_valid_iso(forged):
     for lc in _cases(out):
         assert submission_date(lc.case.submitted_at) is not None
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", lc.case.submitted_at)
-
-
-def test_thumbnail_of_a_photographed_edit_is_stale(forged):
-    """A hand edit photographed first and edited after keeps the camera's thumbnail of the unedited
-    receipt: the thumbnail differs from the image it sits in more than a genuine photo's does."""
-    out, _, _ = forged
-    diffs: dict[bool, list[float]] = {True: [], False: []}
-    for lc in _cases(out):
-        if lc.case.tags.get("saved") not in ("stale_thumbnail", "rephoto"):
-            continue
-        data = lc.read_bytes()
-        thumb_bytes = piexif.load(data).get("thumbnail")
-        if not thumb_bytes:
-            continue
-        thumb = Image.open(io.BytesIO(thumb_bytes)).convert("L")
-        img = Image.open(io.BytesIO(data)).convert("L").resize(thumb.size, Image.LANCZOS)
-        import numpy as np
-
-        d = np.abs(np.asarray(thumb, dtype=float) - np.asarray(img, dtype=float))
-        diffs[lc.case.label.is_fake].append(float(d.max()))
-    if diffs[True] and diffs[False]:
-        assert min(diffs[True]) > max(diffs[False]) * 0.8

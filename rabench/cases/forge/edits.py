@@ -149,7 +149,7 @@ def edit_total(r: Receipt, total: float, rng: np.random.Generator, *, avoid: set
         if value in avoid:
             continue
         arr = r.source.copy()
-        spots = [(a.spot, new) for a in f.total]
+        spots = [(a.spot, printed.format_like(value, a.spot.text)) for a in f.total]  # each in its own style
         try:
             edits = _apply(r, arr, spots, rng, right_aligned=True)
             return _finish(r, arr, spots, edits, {"total": value}, ("total",))
@@ -190,7 +190,7 @@ def edit_merchant(r: Receipt, merchant: str, rng: np.random.Generator) -> Made:
     if cells is None:
         raise CannotEdit("the merchant's name line could not be cut into characters")
     assert r.bank is not None
-    words = printed.new_merchant_words(word, rng, glyphs=r.bank.chars_like(cells, spot.line))
+    words = printed.new_merchant_words(word, rng, glyphs=set(cells.chars))  # the name line's own letters
     own = r.bank.glyphs_of(spot.line)
     old_width = own[spot.end - 1].x1 - own[spot.start].x0
     fits = []
@@ -199,19 +199,18 @@ def edit_merchant(r: Receipt, merchant: str, rng: np.random.Generator) -> Made:
         if width is not None and 0.85 * old_width <= width <= 1.1 * old_width:
             fits.append(w)
     if not fits:
-        raise CannotEdit("no shop word of about the same width can be pasted from the receipt's own letters")
+        raise CannotEdit("no shop word of about the same width can be pasted from the name line's own letters")
     last: CannotEdit | None = None
     for new in fits[:4]:
         arr = r.source.copy()
         spots = [(spot, new)]
+        at = merchant.index(word)
         try:
             edits = _apply(r, arr, spots, rng, right_aligned=False)
+            return _finish(r, arr, spots, edits, {"merchant": merchant[:at] + new + merchant[at + len(word):]},
+                           ("merchant",))
         except CannotEdit as exc:
             last = exc
-            continue
-        at = merchant.index(word)
-        return _finish(r, arr, spots, edits, {"merchant": merchant[:at] + new + merchant[at + len(word):]},
-                       ("merchant",))
     raise last or CannotEdit("no shop word fits in the name line")
 
 

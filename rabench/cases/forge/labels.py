@@ -53,7 +53,7 @@ def forged_label(src: ReceiptLabel, kind: str, o: Output) -> ReceiptLabel:
             changes["subtotal"] = o.changes["total"]
     before = o.detail.get("adds_up_before")
     if kind == "item_consistent":
-        changes["adds_up"] = True
+        changes["adds_up"] = before is not False  # a slip the source already printed stays
     elif kind == "item_break" or (("total" in o.changes) and before is True):
         changes["adds_up"] = False
     elif "total" in o.changes:

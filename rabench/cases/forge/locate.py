@@ -126,7 +126,9 @@ def find_amounts(lines: list[OcrLine], rows: list[list[int]]) -> list[Amount]:
     for i, ln in enumerate(lines):
         text = squash(ln.text)
         for m in _AMOUNT.finditer(text):
-            out.append(Amount(Spot(i, m.start(), m.end(), m.group(0)), parse_amount(m), row_of[i]))
+            sign = -1.0 if (m.start() > 0 and text[m.start() - 1] in "-\u2212") or text[m.end():m.end() + 1] == "-" \
+                else 1.0
+            out.append(Amount(Spot(i, m.start(), m.end(), m.group(0)), sign * parse_amount(m), row_of[i]))
     return out
 
 
@@ -262,11 +264,9 @@ def _arithmetic(f: Found, lines: list[OcrLine], texts: list[str], total: float) 
     items = [by_row[r] for r in sorted(by_row)
              if not (_TOTAL_WORDS.search(texts[r]) or _TAX_WORDS.search(texts[r]) or _ROUNDING.search(texts[r])
                      or _TENDER.search(texts[r]) or _CHANGE.search(texts[r]))]
-    # the item block is the run of amount rows just above the totals
-    while items and abs(sum(a.value for a in items) - total) > 0.005:
-        items = items[1:]
-    if items and abs(sum(a.value for a in items) - total) <= 0.005:
-        f.items = items
+    f.items = _adding_run(items, total)
+    if not f.items:
+        f.items = _via_subtotal(f, items, texts, total, first)
     last_total = max(a.row for a in f.total)
     for a in f.amounts:
         if a.row > last_total:
@@ -274,6 +274,28 @@ def _arithmetic(f: Found, lines: list[OcrLine], texts: list[str], total: float) 
                 f.tender = a
             elif f.change is None and _CHANGE.search(texts[a.row]):
                 f.change = a
+
+
+def _adding_run(items: list[Amount], target: float) -> list[Amount]:
+    """The run of item rows just above the totals whose amounts sum exactly to ``target``."""
+    while items and abs(sum(a.value for a in items) - target) > 0.005:
+        items = items[1:]
+    return items if items and all(a.value >= 0 for a in items) else []
+
+
+def _via_subtotal(f: Found, items: list[Amount], texts: list[str], total: float, first: int) -> list[Amount]:
+    """Items that sum to a printed subtotal which, with the tax, service and rounding rows printed
+    between it and the total, makes the total exactly."""
+    subs = [a for a in f.amounts if a.row < first and _SUBTOTAL.search(texts[a.row])]
+    if not subs:
+        return []
+    sub = subs[0]
+    run = _adding_run([a for a in items if a.row < sub.row], sub.value)
+    extras = [a for a in f.amounts if sub.row < a.row < first
+              and (_TAX_WORDS.search(texts[a.row]) or _ROUNDING.search(texts[a.row]))]
+    if run and abs(sub.value + sum(a.value for a in extras) - total) <= 0.005:
+        return run
+    return []
 
 
 def _x(lines: list[OcrLine], a: Amount) -> tuple[int, int]:

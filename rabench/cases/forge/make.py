@@ -18,7 +18,7 @@ from PIL import Image
 
 from rabench.cases.forge import edits as ed
 from rabench.cases.forge import saving as sv
-from rabench.cases.forge.plan import FLAT_DELIVERY, PHOTO_SHARE, ROTATED_SHARE, Quota
+from rabench.cases.forge.plan import FLAT_DELIVERY, PHOTO_SHARE, ROTATION_SHARES, Quota
 from rabench.cases.synth import provenance as pv
 
 
@@ -35,24 +35,35 @@ class Output:
 
 
 class Mix:
-    """Delivery quotas per fake class: each class gets phone photos and each way of saving in
-    the same shares as the genuine controls (a per-class draw of 20 would wander off them)."""
+    """Quotas per group (``genuine`` or a fake class) for every setting a lazy detector could
+    read off a file: photo or flat save, which save, JPEG quality, photo size, submission delay.
+    Each group gets each value in the same shares (a per-class random draw of 20 cases would
+    wander off them and show up as a leak that is only chance)."""
 
     def __init__(self) -> None:
-        self.photo: dict[str, Quota] = {}
-        self.flat: dict[str, Quota] = {}
+        self.quotas: dict[tuple[str, str], Quota] = {}
 
-    def photo_first(self, group: str) -> bool:
-        q = self.photo.setdefault(group, Quota({"photo": PHOTO_SHARE, "flat": 1 - PHOTO_SHARE}))
-        return q.order()[0] == "photo"
+    def _q(self, group: str, name: str, shares: dict) -> Quota:
+        return self.quotas.setdefault((group, name), Quota(shares))
 
-    def flat_order(self, group: str, shares: dict[str, float]) -> list[str]:
-        return self.flat.setdefault(group, Quota(shares)).order()
+    def peek(self, group: str, name: str, shares: dict) -> object:
+        return self._q(group, name, shares).order()[0]
 
-    def took(self, group: str, how: str) -> None:
-        self.photo[group].take("photo" if how == "photo" else "flat")
-        if how != "photo":
-            self.flat[group].take(how)
+    def take(self, group: str, name: str, shares: dict, value: object) -> None:
+        self._q(group, name, shares).take(value)  # type: ignore[arg-type]
+
+    def pick(self, group: str, name: str, shares: dict) -> object:
+        value = self.peek(group, name, shares)
+        self.take(group, name, shares, value)
+        return value
+
+    def settings(self, group: str, *, photo: bool) -> sv.Settings:
+        """JPEG quality and photo size for one output of ``group``."""
+        if photo:
+            return sv.Settings(quality=int(self.pick(group, "photo_q", sv.PHOTO_QUALITY)),  # type: ignore[call-overload]
+                               long_side=int(self.pick(group, "photo_side", sv.PHOTO_SIDES)))  # type: ignore[call-overload]
+        return sv.Settings(quality=str(self.pick(group, "editor_q", sv.EDITOR_QUALITY)),
+                           message_quality=int(self.pick(group, "message_q", sv.MESSAGE_QUALITY)))  # type: ignore[call-overload]
 
 
 @dataclass
@@ -69,6 +80,7 @@ class Context:
     submit: Callable[[str | None], datetime | None]  # printed date -> when the case is submitted
     doc_id: str
     mix: Mix
+    group: str  # "genuine" or the fake class: whose quotas this output draws on
 
     @property
     def submitted(self) -> datetime | None:
@@ -95,9 +107,10 @@ def _stamp(submitted: datetime | None, rng: np.random.Generator) -> datetime | N
 def _flat(ctx: Context, img: Image.Image, how: str, rng: np.random.Generator, *, submitted: datetime | None,
           **kw: object) -> sv.Saved:
     rotation = "none"
-    if how in ("same", "editor") and rng.random() < ROTATED_SHARE:
-        rotation = str(sv.ROTATIONS[1 + int(rng.integers(len(sv.ROTATIONS) - 1))])
-    return sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation, stamp=_stamp(submitted, rng), **kw)  # type: ignore[arg-type]
+    if how in ("same", "editor"):
+        rotation = str(ctx.mix.pick(ctx.group, "rotation", ROTATION_SHARES))
+    return sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation, stamp=_stamp(submitted, rng),
+                        settings=ctx.mix.settings(ctx.group, photo=False), **kw)  # type: ignore[arg-type]
 
 
 def _camera_window(ctx: Context, submitted: datetime | None) -> bool:
@@ -112,20 +125,23 @@ def _photo_saved(ctx: Context, photo: Image.Image, submitted: datetime | None, r
     """A phone photo with camera EXIF taken between the purchase and the submission."""
     assert ctx.date is not None and submitted is not None
     taken = sv.taken_after(_purchase(ctx.date), submitted, rng)
-    return sv.save_photo(photo, taken, rng, thumbnail_of=thumbnail_of, software=software, xmp=xmp)
+    return sv.save_photo(photo, taken, rng, thumbnail_of=thumbnail_of, software=software, xmp=xmp,
+                         quality=int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY)))  # type: ignore[call-overload]
+
+
+def _shoot(ctx: Context, images: list[Image.Image], rng: np.random.Generator) -> list[Image.Image]:
+    return sv.photograph(images, rng, long_side=int(ctx.mix.pick(ctx.group, "photo_side", sv.PHOTO_SIDES)))  # type: ignore[call-overload]
 
 
 def _how(ctx: Context, group: str, shares: dict[str, float], *, photo_possible: bool) -> str:
     """This output's delivery: a photo if the class is short of photos and one can be made
     (a camera date must fit, as for genuine photos), else the flat save furthest below its share."""
-    if photo_possible and ctx.mix.photo_first(group):
-        how = "photo"
-    else:
-        how = ctx.mix.flat_order(group, shares)[0]
-    ctx.mix.photo_first(group)  # make sure the group's quotas exist
-    ctx.mix.flat_order(group, shares)
-    ctx.mix.took(group, how)
-    return how
+    photo_shares = {"photo": PHOTO_SHARE, "flat": 1 - PHOTO_SHARE}
+    if photo_possible and ctx.mix.peek(group, "photo", photo_shares) == "photo":
+        ctx.mix.take(group, "photo", photo_shares, "photo")
+        return "photo"
+    ctx.mix.take(group, "photo", photo_shares, "flat")
+    return str(ctx.mix.pick(group, "flat", shares))
 
 
 def deliver_edit(ctx: Context, made: ed.Made, rng: np.random.Generator) -> tuple[sv.Saved, str]:
@@ -135,7 +151,7 @@ def deliver_edit(ctx: Context, made: ed.Made, rng: np.random.Generator) -> tuple
     submitted = ctx.submit(printed if isinstance(printed, str) else None)
     how = _how(ctx, "hand_edit", FLAT_DELIVERY, photo_possible=_camera_window(ctx, submitted))
     if how == "photo":
-        before, after = sv.photograph([ctx.receipt.image, _img(made.pixels)], rng)
+        before, after = _shoot(ctx, [ctx.receipt.image, _img(made.pixels)], rng)
         return _photo_saved(ctx, after, submitted, rng, thumbnail_of=before), "stale_thumbnail"
     return _flat(ctx, _img(made.pixels), how, rng, submitted=submitted), how
 
@@ -185,7 +201,7 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
                        history=(("edited", tool, when),), stamp=stamp) if tagged else None
         if how == "photo":
             # generative fill on a phone photo of the receipt (the app keeps the camera EXIF)
-            before, after = sv.photograph([ctx.receipt.image, _img(made.pixels)], rng)
+            before, after = _shoot(ctx, [ctx.receipt.image, _img(made.pixels)], rng)
             b, a = np.asarray(before, dtype=np.float32), np.asarray(after, dtype=np.float32)
             photo = _img(ed.regenerate(a, ed.changed_mask(b, a), rng))
             saved = _photo_saved(ctx, photo, submitted, rng, software=tool if tagged else None,
@@ -204,25 +220,30 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
         stamp = _stamp(ctx.submitted, rng)
         when = (stamp or datetime(2025, 1, 1)).strftime("%Y-%m-%dT%H:%M:%S")
         u = rng.random()
-        # the source type always; the tool's name in Software / CreatorTool only sometimes
+        # the source type always; the tool's name in EXIF Software or XMP CreatorTool only sometimes
+        # (as often as genuine files name a tool), and sometimes a bare EXIF block from the export
         meta = pv.Meta(source_type=pv.AI_FULL, software=tool if u < 0.3 else None,
-                       creator_tool=tool if 0.3 <= u < 0.55 else None,
-                       history=(("created", tool, when),) if u >= 0.55 and rng.random() < 0.5 else (), stamp=stamp)
+                       creator_tool=tool if 0.3 <= u < 0.4 else None,
+                       history=(("created", tool, when),) if u >= 0.4 and rng.random() < 0.5 else (), stamp=stamp)
+        basic = u >= 0.3 and rng.random() < 0.45
         if _how(ctx, "ai_full", {"flat": 1.0}, photo_possible=True) == "photo":
             # an image model asked for "a photo of a receipt on a table": the photo look, no camera
-            (photo,) = sv.photograph([ctx.receipt.image], rng)
-            data = sv.encode_plain(photo, int(rng.integers(85, 96)), meta, ctx.doc_id)
+            (photo,) = _shoot(ctx, [ctx.receipt.image], rng)
+            q = int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY))  # type: ignore[call-overload]
+            data = sv.encode_plain(photo, q, meta, ctx.doc_id, basic_exif=basic)
             saved = sv.Saved(data, "image/jpeg", "intact", "photo")
         else:
-            saved = _flat(ctx, ctx.receipt.image, "editor", rng, submitted=ctx.submitted, meta=meta)
+            saved = _flat(ctx, ctx.receipt.image, "editor", rng, submitted=ctx.submitted, meta=meta,
+                          basic_exif=basic)
         return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "ai_tags",
                       {"tool": tool, "taken": None})
     if kind == "photo_date":
         if ctx.date is None or ctx.submitted is None:
             raise ed.CannotEdit("date not labelled: no purchase date to photograph before")
-        (photo,) = sv.photograph([ctx.receipt.image], rng)
+        (photo,) = _shoot(ctx, [ctx.receipt.image], rng)
         taken = sv.taken_before(_purchase(ctx.date), rng)
-        saved = sv.save_photo(photo, taken, rng)
+        saved = sv.save_photo(photo, taken, rng,
+                              quality=int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY)))  # type: ignore[call-overload]
         return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "camera",
                       {"taken": taken})
     raise ValueError(f"unknown forgery kind {kind!r}")
@@ -234,18 +255,19 @@ def make_control(ctx: Context, kind: str, rng: np.random.Generator) -> Output:
     if kind == "original":
         return Output(ctx.data, ctx.src.media_type, "", None, {}, (), "keep", {})
     if kind == "resaved":
-        saved = sv.save_flat(img, ctx.src, "editor", rng, ctx.doc_id, stamp=_stamp(ctx.submitted, rng))
+        saved = sv.save_flat(img, ctx.src, "editor", rng, ctx.doc_id, stamp=_stamp(ctx.submitted, rng),
+                             settings=ctx.mix.settings(ctx.group, photo=False))
     elif kind == "recompressed":
-        saved = sv.save_flat(img, ctx.src, "message", rng, ctx.doc_id)
+        saved = sv.save_flat(img, ctx.src, "message", rng, ctx.doc_id, settings=ctx.mix.settings(ctx.group, photo=False))
     elif kind == "rotated":
         how = "editor" if rng.random() < 0.5 else "same"
-        rotation = str(sv.ROTATIONS[1 + int(rng.integers(len(sv.ROTATIONS) - 1))])
+        rotation = str(ctx.mix.pick(ctx.group, "rotated", {k: 1.0 for k in sv.ROTATIONS[1:]}))
         saved = sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation,
-                             stamp=_stamp(ctx.submitted, rng))
+                             stamp=_stamp(ctx.submitted, rng), settings=ctx.mix.settings(ctx.group, photo=False))
     elif kind == "rephoto":
         if not _camera_window(ctx, ctx.submitted):
             raise ed.CannotEdit("date not labelled: a camera date could contradict the printed one")
-        (photo,) = sv.photograph([img], rng)
+        (photo,) = _shoot(ctx, [img], rng)
         saved = _photo_saved(ctx, photo, ctx.submitted, rng)
     else:
         raise ValueError(f"unknown control kind {kind!r}")

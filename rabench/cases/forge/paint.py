@@ -91,12 +91,15 @@ class GlyphBank:
         got = {c for c, gs in self.by_char.items() if any(abs(g.cells.height - h) <= 0.12 * h + 1 for g in gs)}
         return got | (self.printed(line) if self.printed else set())
 
-    def pick(self, char: str, target: Cells, line: int, rng: np.random.Generator) -> Glyph | None:
-        """The best source for ``char`` on ``target``'s line: same line, else same height and ink."""
-        if self.more is not None:
+    def pick(self, char: str, target: Cells, line: int, rng: np.random.Generator, *,
+             same_line: bool = False) -> Glyph | None:
+        """The best source for ``char`` on ``target``'s line: same line, else same height and ink
+        (``same_line``: only that line, e.g. a shop name in a display face the body text lacks)."""
+        if self.more is not None and not same_line:
             self.more(char, line)
         cands = [g for g in self.by_char.get(char, [])
-                 if abs(g.cells.height - target.height) <= 0.12 * target.height + 1]
+                 if abs(g.cells.height - target.height) <= 0.12 * target.height + 1
+                 and (g.line == line or not same_line)]
         if not cands:
             return None
 
@@ -149,8 +152,12 @@ def paper_under(arr: np.ndarray, box: tuple[int, int, int, int], height: int) ->
     g = _gray(win)
     resid = g - _gray(bg)
     paper_px = np.abs(resid) < 12
-    grain = float(np.std(resid[paper_px])) if paper_px.sum() > 20 else 2.0
-    return bg, min(grain, 12.0), (x0, y0, x1, y1)
+    if paper_px.sum() <= 20:
+        return bg, 2.0, (x0, y0, x1, y1)
+    # a closing sits on the grain's bright peaks: bring it down to the paper's own level
+    bias = float(np.median(resid[paper_px]))
+    grain = float(np.std(resid[paper_px]))
+    return bg + bias, min(grain, 12.0), (x0, y0, x1, y1)
 
 
 def erase(arr: np.ndarray, box: tuple[int, int, int, int], height: int, rng: np.random.Generator) -> None:
@@ -301,11 +308,15 @@ def replace_text(arr: np.ndarray, bank: GlyphBank, cells: Cells, line: int, star
         return _relayout(arr, bank, cells, line, start, end, new, rng)
     slots: list[tuple[str, int, int]] = []  # (char, x0, x1) to paint
     if len(new) == len(old):
+        own = bank.glyphs_of(line)
+        erase_boxes = []
         for k, (a, b) in enumerate(zip(old, new)):
             if a != b:
                 x0, x1 = cells.xs[start + k]
+                erase_boxes.append((x0, x1))
+                if len(own) == len(cells.chars):  # centre the new glyph where the old one's ink was
+                    x0, x1 = own[start + k].x0, own[start + k].x1
                 slots.append((b, x0, x1))
-        erase_boxes = [(x0, x1) for _, x0, x1 in slots]
     elif right_aligned:
         keep = 0
         while keep < min(len(old), len(new)) and old[-1 - keep] == new[-1 - keep]:
@@ -359,11 +370,11 @@ def _relayout(arr: np.ndarray, bank: GlyphBank, cells: Cells, line: int, start: 
               rng: np.random.Generator) -> Edit | None:
     """A word in a proportional font: every glyph pasted from the receipt at its own width.
 
-    Only glyphs the receipt prints at this size are used (a drawn letter among pasted ones is
-    the kind of mismatch a forger would not accept), spaced like the line's own letters, and
-    the word must fit before the next one.
+    Only glyphs of the same line are used (a shop name is often in a display face nothing else
+    on the receipt uses; a drawn or borrowed letter among them is the kind of mismatch a forger
+    would not accept), spaced like the line's own letters, and the word must fit before the next.
     """
-    picks = [bank.pick(ch, cells, line, rng) for ch in new]
+    picks = [bank.pick(ch, cells, line, rng, same_line=True) for ch in new]
     if any(g is None for g in picks):
         return None
     glyphs = [g for g in picks if g is not None]
@@ -371,12 +382,16 @@ def _relayout(arr: np.ndarray, bank: GlyphBank, cells: Cells, line: int, start: 
     x_start = own[start].x0 if start < len(own) else cells.xs[start][0]
     old_end = own[end - 1].x1 if end - 1 < len(own) else cells.xs[end - 1][1]
     gap = letter_gap(own, cells.height)
-    x = float(x_start)
+    width = sum(g.x1 - g.x0 for g in glyphs) + gap * (len(glyphs) - 1)
+    # a shorter word: letter spacing opened a little, then centred in the old word's place
+    spare = max(0.0, (old_end - x_start) - width)
+    extra = min(spare / max(1, len(glyphs) - 1), 0.3 * gap + 1.0) if len(glyphs) > 1 else 0.0
+    x = float(x_start) + (spare - extra * (len(glyphs) - 1)) / 2
     slots = []
     for g in glyphs:
         w = g.x1 - g.x0
         slots.append((g, int(round(x)), int(round(x + w))))
-        x += w + gap
+        x += w + gap + extra
     right = slots[-1][2]
     limit = own[end].x0 - 2 * gap if end < len(own) else old_end + cells.pitch()
     if right > limit:
@@ -402,7 +417,7 @@ def word_width(bank: GlyphBank, word: str, cells: Cells, line: int) -> float | N
     rng = np.random.default_rng(0)
     total = 0.0
     for ch in word:
-        g = bank.pick(ch, cells, line, rng)
+        g = bank.pick(ch, cells, line, rng, same_line=True)
         if g is None:
             return None
         total += g.x1 - g.x0

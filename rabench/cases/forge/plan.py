@@ -40,6 +40,10 @@ FAKES_PER_RECEIPT = 2
 PHOTO_SHARE = 0.28
 FLAT_DELIVERY = {"same": 0.37, "editor": 0.37, "message": 0.26}
 ROTATED_SHARE = 0.18  # of flat saves (same/editor) of forgeries, as for controls
+ROTATION_SHARES = {"none": 1 - ROTATED_SHARE, "exif90": ROTATED_SHARE / 4, "exif270": ROTATED_SHARE / 4,
+                   "turn180": ROTATED_SHARE / 4, "skew": ROTATED_SHARE / 4}
+# Days from the printed date to the submission (most within a week, some after a month).
+DELAY_DAYS = {1: 0.22, 2: 0.18, 3: 0.14, 5: 0.13, 8: 0.11, 14: 0.1, 30: 0.07, 45: 0.05}
 
 
 def allocate(n: int, weights: dict[str, float]) -> dict[str, int]:
@@ -53,17 +57,26 @@ def allocate(n: int, weights: dict[str, float]) -> dict[str, int]:
     return {k: int(c) for k, c in zip(keys, counts)}
 
 
-def roles(sources: list[tuple[str, bool]], seed: int) -> dict[str, str]:
-    """``control`` or ``forged`` per source id; ``(id, date known)`` pairs. The control share is the
-    same among receipts with and without a known date, so a submission date says nothing."""
+def roles(sources: list[tuple[str, bool, int]], seed: int) -> dict[str, str]:
+    """``control`` or ``forged`` per source id, from ``(id, date known, file size)``.
+
+    The control share is the same among receipts with and without a known date (a submission
+    date says nothing) and along the range of file sizes (big full-page scans and small crops
+    are controls as often as forged): within each date group, receipts are taken in size order
+    in blocks of 5, and each block gets its share of controls at seeded random places."""
     rng = np.random.default_rng([seed, 7])
     out: dict[str, str] = {}
     for known in (True, False):
-        ids = sorted(i for i, k in sources if k is known)
-        n_control = allocate(len(ids), {"control": CONTROL_SHARE, "forged": 1 - CONTROL_SHARE})["control"]
-        order = [ids[i] for i in rng.permutation(len(ids))]
-        for j, sid in enumerate(order):
-            out[sid] = "control" if j < n_control else "forged"
+        group = sorted((size, sid) for sid, k, size in sources if k is known)
+        ids = [sid for _, sid in group]
+        made = 0
+        for start in range(0, len(ids), 5):
+            block = ids[start:start + 5]
+            want = round(CONTROL_SHARE * (start + len(block))) - made
+            picks = set(rng.permutation(len(block))[:max(0, want)].tolist())
+            for j, sid in enumerate(block):
+                out[sid] = "control" if j in picks else "forged"
+            made += len(picks)
     return out
 
 

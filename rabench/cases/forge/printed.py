@@ -31,7 +31,7 @@ MERCHANT_WORDS = (
 )
 
 
-def _format_like(value: float, old: str) -> str:
+def format_like(value: float, old: str) -> str:
     """``value`` printed with ``old``'s decimal mark and thousands separator."""
     m = re.fullmatch(r"(\d{1,3}(?:([,.])\d{3})+|\d+)([.,])(\d{2})", old)
     if m is None:
@@ -67,7 +67,7 @@ def new_total(old_text: str, old_value: float, rng: np.random.Generator, *, glyp
                 cands.append(old_text[:second] + d + old_text[second + 1:])  # 23.40 -> 28.40
     for factor in (1.5, 2.0, 2.5, 3.0):
         v = round(old_value * factor, 1)
-        cands.append(_format_like(v, old_text))
+        cands.append(format_like(v, old_text))
     cands = [c for c in dict.fromkeys(cands) if _valid(c, old_text, old_value)]
     if glyphs is not None:
         own = [c for c in cands if set(c) <= glyphs]
@@ -90,7 +90,7 @@ def amount_value(text: str) -> float:
 
 def shift_amount(old_text: str, delta: float) -> str:
     """``old_text`` plus ``delta`` in the same format (for an item and the total changed together)."""
-    return _format_like(round(amount_value(old_text) + delta, 2), old_text)
+    return format_like(round(amount_value(old_text) + delta, 2), old_text)
 
 
 def print_date(spot: DateSpot, day: dt.date) -> str:
@@ -157,7 +157,7 @@ def new_date(spot: DateSpot, old: dt.date, rng: np.random.Generator) -> tuple[dt
 def new_merchant_words(old: str, rng: np.random.Generator, *, glyphs: set[str]) -> list[str]:
     """Shop words in ``old``'s letter case, about its length, printable from ``glyphs`` (the
     name line's own letters), in a seeded random order; empty if there are none."""
-    words = [w for w in MERCHANT_WORDS if abs(len(w) - len(old)) <= 1 and w != old.upper()]
+    words = [w for w in MERCHANT_WORDS if abs(len(w) - len(old)) <= 2 and w != old.upper()]
     if old.isupper():
         cased = words
     elif old[:1].isupper():

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 import io
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -37,8 +37,22 @@ from rabench.cases.audit import jpeg_quality
 from rabench.cases.synth import camera as cam
 from rabench.cases.synth import provenance as pv
 
-DELIVERIES = ("same", "editor", "message", "camera")
 ROTATIONS = ("none", "exif90", "exif270", "turn180", "skew")
+# Settings drawn by quota (``make.Mix``), so every class gets the same mix of them.
+PHOTO_SIDES = {1280: 0.25, 1440: 0.25, 1600: 0.25, 1920: 0.25}  # a phone picture's long side
+PHOTO_QUALITY = {86: 0.25, 89: 0.25, 92: 0.25, 95: 0.25}
+EDITOR_QUALITY = {"90": 0.2, "92": 0.15, "95": 0.15, "98": 0.15, "source": 0.35}  # "source": the original's
+MESSAGE_QUALITY = {72: 0.2, 76: 0.2, 80: 0.2, 84: 0.2, 88: 0.2}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How one file is encoded: JPEG quality (an editor's: a number or "source"), a messaging
+    app's quality, a phone picture's long side."""
+
+    quality: int | str = "source"
+    message_quality: int = 80
+    long_side: int = 1600
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +81,11 @@ def describe_source(data: bytes, media_type: str) -> Source:
     return Source(media_type=media_type, quality=int(q) if q else None, had_meta=had)
 
 
-def _editor_quality(rng: np.random.Generator, src: Source) -> int:
-    # GIMP's default 90, Photoshop "high"/"maximum", phone editors ~92-95, or the original's
-    options = [90, 92, 93, 95, 98]
-    if src.quality:
-        options += [src.quality, src.quality]
-    return int(options[int(rng.integers(len(options)))])
+def _editor_quality(choice: int | str, src: Source) -> int:
+    # GIMP's default 90, Photoshop "high"/"maximum", phone editors ~92-95, or the original's own
+    if choice == "source":
+        return src.quality or 92
+    return int(choice)
 
 
 def _lost_meta(src: Source) -> str:
@@ -94,7 +107,9 @@ def rotate(img: Image.Image, how: str, rng: np.random.Generator) -> tuple[Image.
     return img, 1
 
 
-def _exif_orientation(orientation: int, software: str | None) -> bytes | None:
+def _exif(orientation: int, software: str | None, basic: bool) -> bytes | None:
+    """EXIF a non-camera tool writes: orientation, its name, or (``basic``) just the resolution
+    block many export dialogs add."""
     import piexif
 
     zeroth: dict[int, object] = {}
@@ -102,16 +117,20 @@ def _exif_orientation(orientation: int, software: str | None) -> bytes | None:
         zeroth[piexif.ImageIFD.Orientation] = orientation
     if software:
         zeroth[piexif.ImageIFD.Software] = software.encode("ascii", "replace")
+    if basic or zeroth:
+        zeroth.update({piexif.ImageIFD.XResolution: (72, 1), piexif.ImageIFD.YResolution: (72, 1),
+                       piexif.ImageIFD.ResolutionUnit: 2})
     if not zeroth:
         return None
     return piexif.dump({"0th": zeroth, "Exif": {}, "GPS": {}, "1st": {}, "thumbnail": None})
 
 
-def _encode(img: Image.Image, fmt: str, quality: int, meta: pv.Meta, doc_id: str, orientation: int) -> bytes:
+def _encode(img: Image.Image, fmt: str, quality: int, meta: pv.Meta, doc_id: str, orientation: int,
+            basic_exif: bool = False) -> bytes:
     if fmt == "png":
         data = pv.write_png(img.convert("RGB"), meta, doc_id)
         return data
-    exif = _exif_orientation(orientation, meta.software)
+    exif = _exif(orientation, meta.software, basic_exif)
     xmp = pv.xmp_packet(meta, doc_id)
     buf = io.BytesIO()
     kwargs: dict[str, object] = {"quality": int(quality), "subsampling": 2}
@@ -131,7 +150,8 @@ def editor_meta(rng: np.random.Generator, stamp: datetime | None, tool: str | No
 
 
 def save_flat(img: Image.Image, src: Source, how: str, rng: np.random.Generator, doc_id: str, *,
-              rotation: str = "none", meta: pv.Meta | None = None, stamp: datetime | None = None) -> Saved:
+              rotation: str = "none", meta: pv.Meta | None = None, stamp: datetime | None = None,
+              basic_exif: bool = False, settings: Settings = Settings()) -> Saved:
     """Save ``img`` by delivery ``how`` (``same`` | ``editor`` | ``message``), optionally rotated.
 
     ``meta`` overrides the editor's metadata (AI tools write their own)."""
@@ -146,7 +166,7 @@ def save_flat(img: Image.Image, src: Source, how: str, rng: np.random.Generator,
         if long_side > 1600:
             s = 1600 / long_side
             img = img.resize((round(img.width * s), round(img.height * s)), Image.LANCZOS)
-        q = int(rng.integers(70, 89))
+        q = settings.message_quality
         data = _encode(img, "jpeg", q, pv.Meta(), doc_id, orientation)
         return Saved(data, "image/jpeg", "intact" if orientation != 1 else _lost_meta(src), None)
     if how == "same":
@@ -155,28 +175,38 @@ def save_flat(img: Image.Image, src: Source, how: str, rng: np.random.Generator,
         return Saved(data, src.media_type if fmt == "png" else "image/jpeg",
                      "intact" if orientation != 1 else _lost_meta(src), None)
     m = meta if meta is not None else editor_meta(rng, stamp)
-    data = _encode(img, fmt, _editor_quality(rng, src), m, doc_id, orientation)
+    data = _encode(img, fmt, _editor_quality(settings.quality, src), m, doc_id, orientation, basic_exif)
     return Saved(data, "image/png" if fmt == "png" else "image/jpeg", "intact", None)
 
 
-def photograph(images: list[Image.Image], rng: np.random.Generator) -> list[Image.Image]:
+def photograph(images: list[Image.Image], rng: np.random.Generator, *, long_side: int = 1600) -> list[Image.Image]:
     """The same phone photo of each image (one geometry, light and noise for all: an edit
-    made between two of them changes only the edited pixels)."""
+    made between two of them changes only the edited pixels), ``long_side`` px long.
+
+    The steps are the generator's (``synth.camera``), so a forged photo is taken the way a
+    synthetic one is; the picture size is chosen by the caller."""
     strength = float(rng.uniform(0.6, 1.0))
     state = copy.deepcopy(rng.bit_generator.state)
     out = []
     for img in images:
-        if max(img.size) > 2400:  # the phone's picture is at most 1920 px: no need to light 30 MP
+        if max(img.size) > 2400:  # no need to light 30 MP for a picture of at most 1920 px
             s = 2400 / max(img.size)
             img = img.resize((round(img.width * s), round(img.height * s)), Image.LANCZOS)
         rng.bit_generator.state = copy.deepcopy(state)
-        out.append(cam.photograph(img, rng, strength=strength))
+        shot = cam.on_background(img, rng)
+        shot = cam.perspective(shot, rng, 0.045 * strength)
+        shot = cam.rotate(shot, rng, 2.5 * strength)
+        shot = cam.lighting(shot, rng, 0.35 * strength)
+        shot = cam.blur(shot, rng, (0.3 * strength, 1.0 * strength))
+        shot = cam.noise(shot, rng, (2.0 * strength, 6.0 * strength))
+        s = long_side / max(shot.size)
+        out.append(shot.resize((max(1, round(shot.width * s)), max(1, round(shot.height * s))), Image.LANCZOS))
     return out
 
 
 def save_photo(photo: Image.Image, taken: datetime, rng: np.random.Generator, *,
                thumbnail_of: Image.Image | None = None, software: str | None = None,
-               xmp: bytes | None = None) -> Saved:
+               xmp: bytes | None = None, quality: int = 90) -> Saved:
     """A phone's JPEG: camera EXIF (date taken, maker, model, firmware) and a thumbnail.
 
     ``thumbnail_of`` = the image the thumbnail shows (default: the photo itself);
@@ -186,20 +216,16 @@ def save_photo(photo: Image.Image, taken: datetime, rng: np.random.Generator, *,
     exif = cam.camera_exif(camera, taken, offset, photo.size, software=software or True,
                            thumbnail=cam.thumbnail_jpeg(thumbnail_of if thumbnail_of is not None else photo))
     buf = io.BytesIO()
-    kwargs: dict[str, object] = {"quality": int(rng.integers(85, 96)), "subsampling": 2, "exif": exif}
+    kwargs: dict[str, object] = {"quality": quality, "subsampling": 2, "exif": exif}
     if xmp:
         kwargs["xmp"] = xmp
     photo.convert("RGB").save(buf, "JPEG", **kwargs)
     return Saved(buf.getvalue(), "image/jpeg", "intact", "photo", taken)
 
 
-def encode_plain(img: Image.Image, quality: int, meta: pv.Meta, doc_id: str) -> bytes:
+def encode_plain(img: Image.Image, quality: int, meta: pv.Meta, doc_id: str, *, basic_exif: bool = False) -> bytes:
     """A JPEG with only the XMP/EXIF ``meta`` asks for (no camera data)."""
-    return _encode(img, "jpeg", quality, meta, doc_id, 1)
-
-
-def with_tool(meta: pv.Meta, **changes: object) -> pv.Meta:
-    return replace(meta, **changes)  # type: ignore[arg-type]
+    return _encode(img, "jpeg", quality, meta, doc_id, 1, basic_exif)
 
 
 def taken_after(purchase: datetime, submitted: datetime, rng: np.random.Generator) -> datetime:

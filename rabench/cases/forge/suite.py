@@ -59,6 +59,8 @@ class ForgeSummary:
     controls: dict[str, int]  # control kind -> cases
     not_made: dict[str, int] = field(default_factory=dict)  # "kind: reason" -> receipts
     skipped: dict[str, int] = field(default_factory=dict)  # "reason" -> source cases not used
+    glyphs_copied: int = 0  # edited characters pasted from the same receipt
+    glyphs_drawn: int = 0  # edited characters drawn in a matched font (the receipt never prints them)
 
     @property
     def n_fakes(self) -> int:
@@ -90,12 +92,11 @@ def _domain(header: SuiteHeader, tags: dict[str, str]) -> str | None:
     return None
 
 
-def _submitted(date: str | None, rng: np.random.Generator) -> dt.datetime | None:
-    """Submission: 1-45 days after the printed purchase date (a few days is most common)."""
+def _submitted(date: str | None, days: int, rng: np.random.Generator) -> dt.datetime | None:
+    """Submission: ``days`` after the printed purchase date, in the day time."""
     if date is None:
         return None
     d = dt.date.fromisoformat(date)
-    days = 1 + min(44, int(rng.exponential(6.0)))
     return dt.datetime(d.year, d.month, d.day) + dt.timedelta(days=days, minutes=int(rng.integers(8 * 60, 22 * 60)))
 
 
@@ -130,7 +131,7 @@ def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = 
     sources = _sources(reader, skipped)
     if not sources:
         raise UserError(f"{reader.root}: no genuine receipt images (JPEG/PNG base cases) to forge from")
-    dated = [(lc.case.id, isinstance(lc.case.label.date, str)) for lc in sources]
+    dated = [(lc.case.id, isinstance(lc.case.label.date, str), lc.path.stat().st_size) for lc in sources]
     role = pl.roles(dated, seed)
     order = [sources[i] for i in rng_for(seed, "", "order").permutation(len(sources))]
     fake_quota, control_quota = pl.Quota(pl.FAKE_SHARES), pl.Quota(pl.CONTROL_SHARES)
@@ -170,12 +171,15 @@ def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = 
             ))
     return ForgeSummary(out=out, sources=len(sources), fakes={k: v for k, v in fake_quota.counts.items() if v},
                         controls={k: v for k, v in control_quota.counts.items() if v},
-                        not_made=dict(not_made), skipped=dict(skipped))
+                        not_made=dict(not_made), skipped=dict(skipped),
+                        glyphs_copied=sum(int(o.detail.get("copied", 0)) for _, _, o in made),  # type: ignore[call-overload]
+                        glyphs_drawn=sum(int(o.detail.get("drawn", 0)) for _, _, o in made))  # type: ignore[call-overload]
 
 
 def _submission_text(lc: LoadedCase, kind: str, o: Output, seed: int) -> str | None:
     date = o.changes.get("date", _value(lc.case.label.date))
-    sub = _submitted(date if isinstance(date, str) else None, rng_for(seed, lc.case.id, f"submitted:{kind}"))
+    sub = _submitted(date if isinstance(date, str) else None, int(o.detail["delay"]),  # type: ignore[call-overload]
+                     rng_for(seed, lc.case.id, f"submitted:{kind}"))
     return sub.isoformat() if sub is not None else None
 
 
@@ -197,18 +201,26 @@ def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: R
     src = sv.describe_source(data, lc.case.media_type)
 
     def ctx_for(kind: str) -> Context:
+        group = pl.FAKE_CLASS.get(kind, "genuine")
+        days = int(mix.peek(group, "delay", pl.DELAY_DAYS))  # type: ignore[call-overload]
         return Context(receipt=receipt, data=data, src=src,
                        total=total if isinstance(total, float) else None,
                        date=date if isinstance(date, str) else None,
                        merchant=merchant if isinstance(merchant, str) else None, line_items=items,
-                       submit=lambda d: _submitted(d, rng_for(seed, lc.case.id, f"submitted:{kind}")),
-                       doc_id=hashlib.sha256(f"{seed}:{lc.case.id}:{kind}".encode()).hexdigest()[:24], mix=mix)
+                       submit=lambda d: _submitted(d, days, rng_for(seed, lc.case.id, f"submitted:{kind}")),
+                       doc_id=hashlib.sha256(f"{seed}:{lc.case.id}:{kind}".encode()).hexdigest()[:24], mix=mix,
+                       group=group)
 
     receipt = Receipt(image, lines, found, ocr)
     before = label.adds_up if isinstance(label.adds_up, bool) else (True if found.adds_up else None)
 
-    def note(o: Output) -> Output:
-        return dataclasses.replace(o, detail={**o.detail, "adds_up_before": before})
+    def note(o: Output, kind: str) -> Output:
+        """Record the output's arithmetic and take its submission delay from the group's quota."""
+        group = pl.FAKE_CLASS.get(kind, "genuine")
+        days = mix.peek(group, "delay", pl.DELAY_DAYS)
+        if isinstance(o.changes.get("date", date), str):  # only dated cases are submitted on a day
+            mix.take(group, "delay", pl.DELAY_DAYS, days)
+        return dataclasses.replace(o, detail={**o.detail, "adds_up_before": before, "delay": days})
 
     outs: list[tuple[str, Output]] = []
     if role == "control":
@@ -219,7 +231,7 @@ def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: R
                 not_made[f"{kind}: {exc}"] += 1
                 continue
             control_quota.take(kind)
-            return [(kind, note(o))]
+            return [(kind, note(o, kind))]
         return outs
     avoid: set[float] = set()
     for kind in fake_quota.order():
@@ -236,5 +248,5 @@ def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: R
         if isinstance(o.changes.get("total"), float):
             avoid.add(o.changes["total"])  # type: ignore[arg-type]
         fake_quota.take(kind)
-        outs.append((kind, note(o)))
+        outs.append((kind, note(o, kind)))
     return outs
