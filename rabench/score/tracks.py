@@ -121,6 +121,9 @@ _PATTERNS = (
     (re.compile(r"detection_at_risk_([\d.]+)"), r"detection at risk ≥ \1"),
     (re.compile(r"false_flag_rate_at_risk_([\d.]+)"), r"false-flag rate at risk ≥ \1"),
     (re.compile(r"expected_cost_per_1000_at_risk_([\d.]+)"), r"expected cost per 1,000 at risk ≥ \1"),
+    (re.compile(r"latency_(p\d+)_s"), r"latency \1 (s)"),
+    (re.compile(r"cost_per_check_usd"), r"cost per check (USD)"),
+    (re.compile(r"model_cost_per_check_usd"), r"model cost per check (USD)"),
 )
 
 
