@@ -113,9 +113,11 @@ def _forge(track: bench_real.RealTrack) -> None:
         if done == total or done % 10 == 0:
             print(f"forged {done}/{total}", file=sys.stderr, flush=True)
 
-    try:  # OCR of the receipts is cached beside the suites: forging again (new seed) is cheap
+    from rabench.cli.cases_forge import default_ocr_cache
+
+    try:  # the OCR cache `rabench cases forge` uses: forging again (another seed) skips the OCR
         made = forge_suite(track.imported, partial, seed=track.seed, progress=progress,
-                           ocr_cache=track.root / "ocr")
+                           ocr_cache=default_ocr_cache())
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise

@@ -19,8 +19,9 @@ from rabench.report import charts
 from rabench.score.tracks import Pair, gap_text, pair_tracks, summary
 
 CSS = """
-table.tracks td.worse{color:#c62828;font-weight:600}table.tracks td.better{color:#1a7f37;font-weight:600}
-table.tracks td.why{color:#777;font-size:12px;text-align:left}
+table.tracks td.worse{color:#c62828;font-weight:600;text-align:left}
+table.tracks td.better{color:#1a7f37;font-weight:600;text-align:left}
+table.tracks td.why{color:#777;font-size:12px;text-align:left;white-space:normal;min-width:150px;max-width:220px}
 table.tracks td:nth-child(2),table.tracks th:nth-child(2){text-align:left}
 ul.tracks li.worse{color:#c62828}ul.tracks li.better{color:#1a7f37}ul.tracks li{margin:3px 0}
 """
