@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from rabench.contracts import Row
 from rabench.errors import UserError
 from rabench.score.findings import compare as compare_rows
-from rabench.score.scorer import score_runs
-from rabench.score.tracks import REAL, SYNTHETIC, Pair, domain_rows, domains_in, pair_tracks
+from rabench.score.load import load_runs
+from rabench.score.rows import ALL
+from rabench.score.scorer import score_input, score_runs
+from rabench.score.strata import tag_masks
+from rabench.score.tracks import DOMAIN, REAL, SYNTHETIC, Pair, domain_rows, domains_in, pair_tracks
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,23 +61,35 @@ def compare_runs(run_a: str, run_b: str, *, strata: bool = False) -> tuple[list[
     return moved, compared
 
 
-def compare_domains(run_dirs: list[str]) -> list[Pair]:
-    """Synthetic against real, per target and headline metric, from the runs' domain strata.
+def _rows_by_domain(run: str) -> dict[str, list[Row]]:
+    """A run's rows per domain: its headline rows when every case is of one domain (so the
+    figures are the report's own, same bootstrap seeds), else its ``domain=<d>`` strata."""
+    inp = load_runs([run])
+    rows = score_input(inp, with_details=False).rows
+    masks = {name.split("=", 1)[1]: m for name, m in tag_masks(inp.cases).items() if name.startswith(f"{DOMAIN}=")}
+    whole = [d for d, m in masks.items() if m.all()]
+    if whole:
+        return {whole[0]: [r for r in rows if r.stratum == ALL]}
+    return {d: domain_rows(rows, d) for d in sorted(domains_in(rows))}
 
-    Each run is scored on its own (the runs may use different suites); a run holds
-    rows for each domain among its cases (its ``domain=<d>`` strata, cases without
-    a tag taking their suite's domain).
+
+def compare_domains(run_dirs: list[str]) -> list[Pair]:
+    """Synthetic against real, per target and headline metric, by the runs' case domains.
+
+    Each run is scored on its own (the runs may use different suites). A run whose
+    cases are all of one domain gives its headline rows for that domain; a run
+    mixing domains gives its ``domain=<d>`` strata (cases without a tag take their
+    suite's domain).
     """
     tracks: dict[str, list[Row]] = {SYNTHETIC: [], REAL: []}
     source: dict[tuple[str, str, str, str], str] = {}
     found: dict[str, list[str]] = {}
     for run in run_dirs:
-        rows = score_runs([run]).rows
-        for domain in sorted(domains_in(rows)):
+        for domain, rows in _rows_by_domain(run).items():
             found.setdefault(run, []).append(domain)
             if domain not in tracks:
                 continue
-            for row in domain_rows(rows, domain):
+            for row in rows:
                 key = (domain, row.target, row.task, row.metric)
                 if key in source:
                     raise UserError(f"target {row.target} has {domain} rows in both {source[key]} and {run}; "

@@ -98,6 +98,14 @@ def test_two_runs_of_different_suites_compare_by_their_suites_domains(tmp_path, 
     out = capsys.readouterr().out
     assert "self: no headline row differs between synthetic and real" in out  # same simulated skill
     assert "authenticity/roc_auc: synthetic 0." in out
+    # A run of one domain is compared through its headline rows: the report's own figures.
+    from rabench.score.compare import compare_domains
+    from rabench.score.scorer import score_runs
+
+    pairs = compare_domains([str(tmp_path / "s" / "run"), str(tmp_path / "r" / "run")])
+    auc = next(p for p in pairs if p.metric == "roc_auc" and p.target == "self")
+    head = {(r.target, r.metric): r for r in score_runs([str(tmp_path / "r" / "run")]).rows if r.stratum == "all"}
+    assert auc.real == head[("self", "roc_auc")]
 
 
 def test_domains_without_a_real_side_is_one_line(tmp_path, capsys):
