@@ -92,11 +92,11 @@ def _stale_forgery(track: bench_real.RealTrack) -> str | None:
 
 
 def _aside(path: Path) -> None:
-    """Move an invalid earlier attempt out of the way (never deleted: it may hold work)."""
+    """Move an invalid or stale earlier suite out of the way (never deleted: it may hold work)."""
     if path.exists():
-        dest = path.with_name(f"{path.name}.invalid-{time.strftime('%Y%m%d-%H%M%S')}")
+        dest = path.with_name(f"{path.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
         path.rename(dest)
-        print(f"== moved the invalid {path} to {dest}")
+        print(f"== moved the earlier {path} aside to {dest}")
 
 
 def _forge(track: bench_real.RealTrack) -> None:
