@@ -36,6 +36,7 @@ import numpy as np
 
 from rabench.cases.audit import auc_ties_half, file_signals, signal_auc
 from rabench.cases.manifest import open_suite
+from rabench.logistic import fit_logistic
 from rabench.errors import UserError
 
 NUMERIC = ("byte_size", "pixels", "jpeg_quality", "luma_mean", "luma_std", "saturation_mean")
@@ -115,24 +116,6 @@ def design(records: list[Signals]) -> tuple[np.ndarray, list[str]]:
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iters: int = 100) -> tuple[np.ndarray, float]:
-    """L2-penalised logistic regression by Newton's method (intercept not penalised)."""
-    n, d = x.shape
-    xa = np.hstack([x, np.ones((n, 1))])
-    w = np.zeros(d + 1)
-    penalty = np.full(d + 1, l2)
-    penalty[-1] = 0.0
-    for _ in range(iters):
-        p = _sigmoid(xa @ w)
-        grad = xa.T @ (p - y) + penalty * w
-        hess = (xa * (p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(d + 1)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.max(np.abs(step)) < 1e-8:
-            break
-    return w[:-1], float(w[-1])
 
 
 def out_of_fold(x: np.ndarray, y: np.ndarray, *, folds: int, seed: int, l2: float = 1.0) -> np.ndarray:

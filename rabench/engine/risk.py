@@ -33,6 +33,7 @@ import msgspec
 import numpy as np
 
 from rabench.engine.signals import Signal
+from rabench.logistic import fit_logistic
 
 PROOF_FLOOR = 0.7
 FLAG_LINE = 0.5  # the spec's default flag threshold (risk >= 0.5)
@@ -80,25 +81,6 @@ def feature_names(signal_sets: Iterable[Iterable[Signal]], min_count: int = 1) -
             counts[name] = counts.get(name, 0) + 1
     names = sorted(n for n, c in counts.items() if c >= min_count)
     return [f"kind:{k}" for k in KINDS] + names
-
-
-def fit_logistic(x: np.ndarray, y: np.ndarray, *, l2: float = 1.0, iters: int = 100) -> tuple[np.ndarray, float]:
-    """L2-penalised logistic regression by Newton's method (intercept not penalised)."""
-    n, d = x.shape
-    xa = np.hstack([x, np.ones((n, 1))])
-    w = np.zeros(d + 1)
-    penalty = np.full(d + 1, l2)
-    penalty[-1] = 0.0
-    for _ in range(iters):
-        z = xa @ w
-        p = 1.0 / (1.0 + np.exp(-z))
-        grad = xa.T @ (p - y) + penalty * w
-        hess = (xa * (p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(d + 1)
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.max(np.abs(step)) < 1e-8:
-            break
-    return w[:-1], float(w[-1])
 
 
 def fit(
