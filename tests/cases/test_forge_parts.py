@@ -93,6 +93,18 @@ def test_total_is_found_on_total_rows_only_and_items_that_add_up():
     assert f.total == [] and "not printed on a row that says total" in f.why["total"]
 
 
+def test_a_printing_of_the_total_that_did_not_read_stops_the_edit():
+    """"Total incl. GST 2700" (the point lost): editing only the readable printing would leave
+    the image showing the old total beside the new one, so nothing is edited."""
+    lines = [_line("Bread", 100), _line("27.00", 100, 300), _line("TotalInclGST", 140), _line("2700", 140, 300),
+             _line("TotalPayable", 170), _line("27.00", 170, 300)]
+    f = locate(lines, total=27.0, date=None, merchant=None, image_height=400)
+    assert f.total == [] and "could not be read" in f.why["total"]
+    lines = [_line("Date:05/03/2018", 50), _line("Printed 5-3-2O18", 300)]
+    f = locate(lines, total=None, date="2018-03-05", merchant=None, image_height=400)
+    assert f.date == [] and "could not be read" in f.why["date"]
+
+
 def test_new_values_keep_the_receipt_format():
     rng = np.random.default_rng(0)
     for _ in range(20):

@@ -21,12 +21,12 @@ from rabench.engine.ocr import OcrLine
 
 _AMOUNT = re.compile(r"(?<![\d.,/:])(\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3})+|\d+)([.,])(\d{2})(?![\d])(?![.,]\d)")
 _TOTAL_WORDS = re.compile(
-    r"total|jumlah|amountdue|grand|nett|payable|balancedue|topay|summe|gesamt|betrag|montant|importe|totale|"
+    r"total|jumlah|amountdue|grand|nett|payable|balancedue|topay|summe|gesamt|betrag|totale|"
     r"amount(?:rm|\(rm\))?:?$"
 )
 _NOT_TOTAL = re.compile(r"sub|qty|quantity|item|disc|sav|tender|excl|exclud|before|pts|point")
 _SUBTOTAL = re.compile(r"sub-?total|zwischensumme|sous-?total")
-_TAX_WORDS = re.compile(r"gst|sst|tax|vat|mwst|ust|tva|iva|cukai|service")
+_TAX_WORDS = re.compile(r"gst|sst|tax|vat|mwst|ust|tva|iva|cukai|service|\d%")  # "SR = 6%" rows are tax too
 _TENDER = re.compile(r"cash|tunai|tender|paid|visa|master|card|credit|debit|bayar|payment|received|bezahlt|gegeben")
 _CHANGE = re.compile(r"change|baki|kembali|rückgeld|ruckgeld|wechselgeld|rendu")
 _ROUNDING = re.compile(r"round|bundar|pembundaran|rundung")
@@ -233,16 +233,26 @@ def locate(lines: list[OcrLine], *, total: float | None, date: str | None, merch
     else:
         f.total = [a for a in f.amounts if abs(a.value - total) < 0.005 and _is_total_row(texts[a.row])]
         f.subtotal_rows = [a for a in f.amounts if abs(a.value - total) < 0.005 and _SUBTOTAL.search(texts[a.row])]
+        unread = _unread_total_rows(f, texts)
         if not f.total:
             f.why["total"] = "the labelled total is not printed on a row that says total"
+        elif unread:
+            # e.g. "Total Incl. GST 2700" (the point not read): editing the other printings
+            # would leave this one showing the old total under a label that says otherwise
+            f.why["total"] = f"a total row's amount could not be read ({unread})"
+            f.total = []
         else:
             _arithmetic(f, lines, texts, total)
     if date is None:
         f.why["date"] = "date not labelled"
     else:
         f.date = find_dates(lines, date)
+        unread = _unread_dates(lines, f.date, date)
         if not f.date:
             f.why["date"] = "the labelled date is not found in the OCR text"
+        elif unread:
+            f.why["date"] = f"the date may be printed again where it could not be read ({unread})"
+            f.date = []
     if merchant is None:
         f.why["merchant"] = "merchant not labelled"
     else:
@@ -250,6 +260,31 @@ def locate(lines: list[OcrLine], *, total: float | None, date: str | None, merch
         if f.merchant is None:
             f.why["merchant"] = "no word of the labelled merchant is printed once in the name line"
     return f
+
+
+def _unread_total_rows(f: Found, texts: list[str]) -> str:
+    """The text of a total row whose number did not read as an amount ("" if none)."""
+    for k, t in enumerate(texts):
+        if not _is_total_row(t):
+            continue
+        rest = t
+        for a in f.amounts:
+            if a.row == k:
+                rest = rest.replace(a.spot.text.lower(), " ")
+        if re.search(r"\d{3,}|\d+[.,]\d(?!\d)", rest):
+            return t
+    return ""
+
+
+def _unread_dates(lines: list[OcrLine], spots: list[DateSpot], date: str) -> str:
+    """A line that is not one of ``spots`` but prints this day and month side by side."""
+    d = dt.date.fromisoformat(date)
+    pat = re.compile(rf"(?<!\d)0?({d.day}[/.\-]0?{d.month}|{d.month}[/.\-]0?{d.day})(?!\d)")
+    found = {s.spot.line for s in spots}
+    for i, ln in enumerate(lines):
+        if i not in found and pat.search(squash(ln.text)):
+            return squash(ln.text)
+    return ""
 
 
 def _arithmetic(f: Found, lines: list[OcrLine], texts: list[str], total: float) -> None:

@@ -130,6 +130,10 @@ def _photo_saved(ctx: Context, photo: Image.Image, submitted: datetime | None, r
 
 
 def _shoot(ctx: Context, images: list[Image.Image], rng: np.random.Generator) -> list[Image.Image]:
+    """The phone photo of each image; a receipt that already is a photo stays as it is (a photo
+    of a photo would be a kind of file no genuine receipt is)."""
+    if ctx.src.photo:
+        return list(images)
     return sv.photograph(images, rng, long_side=int(ctx.mix.pick(ctx.group, "photo_side", sv.PHOTO_SIDES)))  # type: ignore[call-overload]
 
 

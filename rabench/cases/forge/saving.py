@@ -71,14 +71,18 @@ class Source:
     media_type: str
     quality: int | None  # the source JPEG's quality (None for PNG)
     had_meta: bool  # the source file carried EXIF/XMP/PNG text
+    photo: bool = False  # the source is already a phone photo (tagged so, or camera EXIF)
 
 
-def describe_source(data: bytes, media_type: str) -> Source:
+def describe_source(data: bytes, media_type: str, capture: str | None = None) -> Source:
+    """``capture``: the source case's capture tag, if it has one."""
     img = Image.open(io.BytesIO(data))
     q = jpeg_quality(img) if img.format == "JPEG" else None
     info = img.info
-    had = bool(len(img.getexif())) or any(k in info for k in ("exif", "xmp", "XML:com.adobe.xmp", "Software"))
-    return Source(media_type=media_type, quality=int(q) if q else None, had_meta=had)
+    exif = img.getexif()
+    had = bool(len(exif)) or any(k in info for k in ("exif", "xmp", "XML:com.adobe.xmp", "Software"))
+    photo = capture == "photo" or (capture is None and bool(exif.get(0x010F) or exif.get(0x0110)))  # Make/Model
+    return Source(media_type=media_type, quality=int(q) if q else None, had_meta=had, photo=photo)
 
 
 def _editor_quality(choice: int | str, src: Source) -> int:

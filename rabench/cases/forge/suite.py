@@ -198,7 +198,7 @@ def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: R
                    date=date if isinstance(date, str) else None,
                    merchant=merchant if isinstance(merchant, str) else None, image_height=image.height)
 
-    src = sv.describe_source(data, lc.case.media_type)
+    src = sv.describe_source(data, lc.case.media_type, lc.case.tags.get("capture"))
 
     def ctx_for(kind: str) -> Context:
         group = pl.FAKE_CLASS.get(kind, "genuine")
