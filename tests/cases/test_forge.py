@@ -182,3 +182,13 @@ def test_submitted_at_is_valid_iso(forged):
     for lc in _cases(out):
         assert submission_date(lc.case.submitted_at) is not None
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", lc.case.submitted_at)
+
+
+def test_no_forgery_still_prints_its_old_value(forged, source):
+    """Read every total/date forgery back whole (as a target would): the old value is gone."""
+    from rabench.cases.forge.readback import readback
+
+    out, _, _ = forged
+    stats = readback(str(out), str(source), out=io.StringIO())
+    assert stats["total: new read"] >= 1 and stats["date: new read"] >= 1
+    assert stats["total: old still read on a total row"] == 0 and stats["date: old still read"] == 0
