@@ -25,6 +25,9 @@ class Outcome(msgspec.Struct, frozen=True, omit_defaults=True):
     error: str | None = None  # provider message / raw unreadable text, truncated
     usage: Usage | None = None  # usage also when the call failed after spending tokens
     finished_at: float = 0.0  # unix time, for time-series views
+    # answered from the response cache (rabench run --cache-responses): no call was made, so the
+    # scorer leaves it out of latency and cost rows; attempts 0, latency_s None
+    cached: bool = False
 
 
 class Capabilities(msgspec.Struct, frozen=True):

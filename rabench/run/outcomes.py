@@ -108,6 +108,44 @@ def scan_done(path: Path) -> set[UnitKey]:
     return done
 
 
+class _CostUsage(msgspec.Struct):
+    cost_usd: float | None = None
+
+
+class _CostVerdict(msgspec.Struct):
+    usage: _CostUsage | None = None
+
+
+class _Cost(msgspec.Struct):
+    """Just enough of an Outcome to know what it cost (``usage``, else the verdict's)."""
+
+    target: str
+    usage: _CostUsage | None = None
+    verdict: _CostVerdict | None = None
+    cached: bool = False
+
+
+_cost_decoder = msgspec.json.Decoder(_Cost)
+
+
+def scan_costs(path: Path) -> list[tuple[str, float | None]]:
+    """(target, cost_usd) of every outcome in ``path`` (for a resumed spending cap); an answer
+    from the response cache cost nothing in this run."""
+    out: list[tuple[str, float | None]] = []
+    if not path.exists():
+        return out
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if not raw.strip():
+                continue
+            c = _cost_decoder.decode(raw)
+            if c.cached:
+                continue
+            usage = c.usage if c.usage is not None else (c.verdict.usage if c.verdict is not None else None)
+            out.append((c.target, usage.cost_usd if usage is not None else None))
+    return out
+
+
 def read_outcomes(path: Path) -> list[Outcome]:
     """Every outcome in a file (for tests and small tools; the scorer streams its own way)."""
     dec = msgspec.json.Decoder(Outcome)

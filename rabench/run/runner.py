@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import anyio
 
@@ -31,13 +32,16 @@ from rabench.cases.manifest import LoadedCase
 from rabench.contracts import Outcome
 from rabench.prepare.cache import PrepCache
 from rabench.prepare.image import PreparationError
+from rabench.run.budget import Budget
 from rabench.run.execute import CallResult, call_target
 from rabench.run.limits import ProviderGate
 from rabench.run.outcomes import OutcomeWriter, UnitKey
 from rabench.run.plan import SuitePlan
 from rabench.run.progress import TargetCounters
+from rabench.run.respcache import ResponseCache, cache_key, cacheable, target_part
 from rabench.run.retry import RetryPolicy
 from rabench.targets.base import CheckRequest, Target
+from rabench.targets.diy.estimate import image_size
 
 
 @dataclass
@@ -52,6 +56,9 @@ class RunContext:
     timeout_s: float
     policy: RetryPolicy
     done: set[UnitKey] = field(default_factory=set)
+    budget: Budget | None = None  # the spending cap (None: no cap)
+    settled: anyio.Event = field(default_factory=anyio.Event)  # set (and replaced) as a capped call ends
+    responses: ResponseCache | None = None  # the response cache (None: --cache-responses not given)
 
 
 class TargetRun:
@@ -64,6 +71,9 @@ class TargetRun:
         self.gate = gate
         self.counters = counters
         self.needed = ctx.plan.needed
+        info = target.info
+        self.responses = ctx.responses if ctx.responses is not None and cacheable(info) else None
+        self.response_key = target_part(info) if self.responses is not None else b""
 
     def done_in(self, rep: int) -> int:
         tid = self.tid
@@ -133,6 +143,11 @@ class TargetRun:
             if case.after or case.lineage is not None:
                 for dep in case.depends_on():
                     await _event(events, rep, dep).wait()
+            budget = self.ctx.budget if record else None
+            if budget is not None and budget.stopped(self.tid):
+                budget.admit(self.tid, 0.0)  # "stop": counted as not started
+                return
+            cached = False
             try:
                 prepared = await self.ctx.cache.get(lc.path, case.sha256, case.media_type)
             except PreparationError as exc:
@@ -147,10 +162,22 @@ class TargetRun:
                     repetition=rep,
                     submitted_at=case.submitted_at,
                 )
-                result = await call_target(
-                    self.target, request, self.gate,
-                    timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, counters=counters,
-                )
+                responses = self.responses if record else None
+                if responses is None:
+                    answer = await self._call(request, budget)
+                else:
+                    key = cache_key(self.response_key, responses.image_sha256(prepared.path), rep)
+                    hit = responses.get(key)
+                    if hit is not None:
+                        cached = True
+                        answer = CallResult("ok", 0, None, verdict=hit.verdict, usage=hit.usage)
+                    else:
+                        answer = await self._call(request, budget)
+                        if answer is not None and answer.status == "ok" and answer.verdict is not None:
+                            responses.put(key, answer.verdict, answer.usage)
+                if answer is None:
+                    return  # not started, not recorded: a resume with a higher cap runs it
+                result = answer
             if record:
                 self.ctx.writer.write(Outcome(
                     run_id=self.ctx.run_id,
@@ -164,12 +191,49 @@ class TargetRun:
                     error=result.error,
                     usage=result.usage,
                     finished_at=time.time(),
+                    cached=cached,
                 ))
                 counters.finish(result.status)
         finally:
             counters.active -= 1
             if case.id in self.needed:
                 _event(events, rep, case.id).set()
+
+    async def _call(self, request: CheckRequest, budget: Budget | None) -> CallResult | None:
+        """The unit's call, under the spending cap if there is one (None: the cap kept it from starting)."""
+        if budget is None:
+            return await call_target(
+                self.target, request, self.gate,
+                timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, counters=self.counters,
+            )
+        while True:
+            estimate = budget.estimate(self.tid, self._a_priori(budget, request.prepared))
+            decision = budget.admit(self.tid, estimate)
+            if decision == "go":
+                break
+            if decision == "stop":
+                return None
+            await self.ctx.settled.wait()  # "wait": until a call in flight settles
+        cost = None
+        try:
+            result = await call_target(
+                self.target, request, self.gate,
+                timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, counters=self.counters,
+            )
+            cost = result.usage.cost_usd if result.usage is not None else None
+            return result
+        finally:
+            budget.settle(self.tid, estimate, cost)
+            self.ctx.settled.set()  # wake the units waiting for the budget
+            self.ctx.settled = anyio.Event()
+
+    def _a_priori(self, budget: Budget, prepared: Path) -> float | None:
+        """The target's own estimate of one call, until it has a recorded cost."""
+        estimate_call = getattr(self.target, "estimate_call", None)
+        if estimate_call is None or budget.has_mean(self.tid):
+            return None
+        size = image_size(prepared)
+        return estimate_call(*size).typical_usd if size is not None else None
 
 
 def _event(events: dict[tuple[int, str], anyio.Event], rep: int, cid: str) -> anyio.Event:

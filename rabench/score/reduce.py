@@ -83,7 +83,7 @@ def run_facts(target: TargetRuns, cases: CaseTable) -> RunFacts:
         risk = NAN if v is None else _finite(v.risk)
         facts.risk[i] = NAN if math.isnan(risk) else min(1.0, max(0.0, risk))
         usage = _usage(oc)
-        if ok:
+        if ok and not oc.cached:  # a cached answer was neither timed nor paid for in this run
             facts.latency[i] = _finite(oc.latency_s)
             if usage is not None:
                 facts.cost[i] = _finite(usage.cost_usd)
