@@ -18,8 +18,10 @@ process) or one ``stat`` (on disk) and never a decode.
 * Once per file: concurrent requests for one key in a process wait for the
   first one; across processes a file is written to a temporary name and
   renamed into place atomically, so a reader never sees half a file.
-* Heavy work (reading, hashing, decoding, encoding) runs in worker threads
-  (``anyio.to_thread``) behind a small capacity limiter, off the event loop.
+* Hashing a large original runs in a worker thread; preparing (decoding,
+  encoding, writing the entry) runs in worker processes
+  (``rabench.prepare.worker``), at most ``threads`` at once, each job bounded in
+  time (``timeout_s``) and memory (``memory_mb``) and killed when cancelled.
 * Failures (corrupt file, decompression bomb) are remembered per key for the
   life of the cache object, so a bad file costs one attempt per run, not one per
   target and repetition; a hash mismatch costs one ``stat`` per request.
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +38,8 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from rabench.prepare.image import PREP_VERSION, PreparationError, prepare_bytes
-
-EXTENSIONS = {".jpg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
-SUFFIX_OF = {v: k for k, v in EXTENSIONS.items()}
+from rabench.prepare.image import PREP_VERSION, PreparationError
+from rabench.prepare.worker import EXTENSIONS, PREP_MEMORY_MB, PREP_TIMEOUT_S, PrepWorkers
 
 
 def default_cache_root() -> Path:
@@ -97,8 +96,10 @@ def hash_file(path: Path) -> str:
 class PrepCache:
     """``await cache.get(path, sha256, media_type)`` -> the prepared file (or PreparationError)."""
 
-    def __init__(self, root: Path | None = None, *, threads: int = 2, memo_size: int = 8192):
+    def __init__(self, root: Path | None = None, *, threads: int = 2, memo_size: int = 8192,
+                 timeout_s: float = PREP_TIMEOUT_S, memory_mb: int = PREP_MEMORY_MB):
         self.root = Path(root) if root is not None else default_cache_root()
+        self.workers = PrepWorkers(threads, timeout_s=timeout_s, memory_mb=memory_mb)
         self.stats = CacheStats()
         self._memo: OrderedDict[str, PreparedFile | PreparationError] = OrderedDict()
         self._memo_size = memo_size
@@ -106,6 +107,10 @@ class PrepCache:
         self._limiter = anyio.CapacityLimiter(threads)
         self._hashes: OrderedDict[tuple[str, FileSignature], str] = OrderedDict()
         self._hashing: dict[tuple[str, FileSignature], anyio.Event] = {}
+
+    def close(self) -> None:
+        """End the preparation workers (they also end when this object is collected)."""
+        self.workers.close()
 
     def entry_stem(self, sha256: str) -> Path:
         return self.root / sha256[:2] / f"{sha256}.v{PREP_VERSION}"
@@ -179,9 +184,8 @@ class PrepCache:
                 pending.result = found
             else:
                 try:
-                    pending.result = await anyio.to_thread.run_sync(
-                        self._prepare_to_disk, source, key, media_type, limiter=self._limiter
-                    )
+                    path, kind = await self.workers.prepare(source, key, media_type, self.entry_stem(key))
+                    pending.result = PreparedFile(path, kind)
                     self.stats.prepared += 1
                 except PreparationError as exc:
                     self.stats.failures += 1
@@ -204,34 +208,3 @@ class PrepCache:
         self._memo[key] = value
         if len(self._memo) > self._memo_size:
             self._memo.popitem(last=False)
-
-    def _prepare_to_disk(self, source: Path, sha256: str, media_type: str) -> PreparedFile:
-        """Worker thread: read, verify, prepare, write atomically."""
-        found = self.find_on_disk(sha256)  # another process may have just written it
-        if found is not None:
-            return found
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise PreparationError(f"cannot read {source.name}: {exc.strerror or exc}") from None
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != sha256:  # changed between hashing and reading: never cache under the wrong key
-            raise PreparationError(
-                f"the file's sha256 {actual[:12]}... does not match {sha256[:12]}... (it changed during the run)"
-            )
-        prepared = prepare_bytes(data, media_type)
-        stem = self.entry_stem(sha256)
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        final = stem.with_name(stem.name + SUFFIX_OF[prepared.media_type])
-        fd, tmp = tempfile.mkstemp(dir=stem.parent, prefix=f".{stem.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(prepared.data)
-            os.replace(tmp, final)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        return PreparedFile(final, prepared.media_type)

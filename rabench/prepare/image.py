@@ -18,10 +18,15 @@ Rules, in order:
   encoded as JPEG, stepping quality down and then the size down until the bytes
   fit ``MAX_BYTES``.
 
-Decoding is bounded: images over ``MAX_PIXELS`` are refused before their
-pixels are decoded (decompression bombs), and any unreadable file becomes a
-``PreparationError`` with one clear line, which the runner records as a
-per-case ``error`` outcome.
+Decoding is bounded: from the header alone, before any pixel is decoded, images
+over ``MAX_PIXELS`` (decompression bombs), longer than ``MAX_ASPECT`` times their
+width (a 100,000 x 1 strip: no receipt, and OCR of it allocates gigabytes) and
+JPEGs of more than ``MAX_JPEG_SCANS`` progressive scans (each scan is a pass over
+every block: 2,000 scans of a 3000 x 3000 px white page, 99 kB, take ~40 s to
+decode) are refused. Any unreadable file becomes a ``PreparationError`` with one
+clear line, which the runner records as a per-case ``error`` outcome. Time and
+memory of what is left are bounded by the worker process that runs this
+(``rabench.prepare.worker``).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ PREP_VERSION = 1  # bump when the output of prepare_bytes changes for the same i
 MAX_SIDE = 3072
 MAX_BYTES = 3_750_000  # 3.75 MB (decimal; also below 3.75 MiB)
 MAX_PIXELS = 80_000_000  # refuse to decode more (below Pillow's own bomb warning at ~89 Mpx)
+MAX_ASPECT = 20  # longest side / shortest side (a 80 mm till slip 1.6 m long); real receipts: <= 3.7
+MAX_JPEG_SCANS = 100  # libjpeg writes 10 for a progressive JPEG, mozjpeg ~20
 PDF_DPI = 200
 JPEG_QUALITIES = (92, 85, 75, 65)
 SHRINK_STEP = 0.8
@@ -72,8 +79,53 @@ def prepare_bytes(data: bytes, media_type: str = "") -> Prepared:
         raise PreparationError(f"image refused as a decompression bomb: {exc}") from None
     except Image.UnidentifiedImageError:  # its message names a BytesIO object at a memory address
         raise PreparationError("unreadable file: not an image format Pillow can read, nor a PDF") from None
-    except (OSError, ValueError, SyntaxError, EOFError, MemoryError, Image.UnidentifiedImageError) as exc:
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise PreparationError(f"unreadable file: {_one_line(exc)}") from None
+
+
+def check_dimensions(width: float, height: float, what: str = "image") -> None:
+    """Refuse, from its size alone, an image too large or too elongated to decode and read safely."""
+    if width <= 0 or height <= 0:
+        raise PreparationError(f"{what} has no pixels")
+    if width * height > MAX_PIXELS:
+        raise PreparationError(
+            f"{what} too large to decode safely: {width:g}x{height:g} px is over {MAX_PIXELS:,} px"
+        )
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        raise PreparationError(
+            f"{what} too elongated to read: {width:g}x{height:g} px is more than {MAX_ASPECT}:1"
+        )
+
+
+def jpeg_scan_count(data: bytes) -> int:
+    """The number of scans (SOS segments) in a JPEG, walking its markers; never decodes."""
+    count, pos, n = 0, 2, len(data)
+    while pos + 4 <= n:
+        if data[pos] != 0xFF:
+            return count  # not a marker: the decoder will say what is wrong
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker == 0xD9:  # EOI
+            return count
+        if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # no length
+            pos += 2
+            continue
+        pos += 2 + int.from_bytes(data[pos + 2:pos + 4], "big")
+        if marker != 0xDA:
+            continue
+        count += 1
+        while True:  # entropy-coded data: ends at the first 0xFF not followed by 0x00 or RSTn
+            pos = data.find(b"\xff", pos)
+            if pos < 0 or pos + 1 >= n:
+                return count
+            nxt = data[pos + 1]
+            if nxt == 0x00 or 0xD0 <= nxt <= 0xD7:
+                pos += 2
+                continue
+            break
+    return count
 
 
 def _one_line(exc: BaseException) -> str:
@@ -84,11 +136,10 @@ def _one_line(exc: BaseException) -> str:
 def _prepare_image(data: bytes) -> Prepared:
     im = Image.open(io.BytesIO(data))
     w, h = im.size
-    if w <= 0 or h <= 0:
-        raise PreparationError("image has no pixels")
-    if w * h > MAX_PIXELS:
+    check_dimensions(w, h)
+    if im.format == "JPEG" and jpeg_scan_count(data) > MAX_JPEG_SCANS:
         raise PreparationError(
-            f"image too large to decode safely: {w}x{h} px is over {MAX_PIXELS:,} px"
+            f"JPEG with more than {MAX_JPEG_SCANS} scans refused (each one is a pass over the whole image)"
         )
     orientation = im.getexif().get(EXIF_ORIENTATION, 1)
     fmt = im.format or ""
@@ -128,6 +179,7 @@ def _rasterise_pdf(data: bytes) -> Image.Image:
             scale = min(PDF_DPI / 72.0, MAX_SIDE / max(pw, ph))
             if pw * ph * scale * scale > MAX_PIXELS:
                 raise PreparationError("PDF page too large to rasterise")
+            check_dimensions(pw, ph, "PDF page")
             bitmap = page.render(scale=scale)
             im = bitmap.to_pil()
             im.load()
@@ -145,8 +197,9 @@ def _flatten(im: Image.Image) -> Image.Image:
     if im.mode == "P":
         im = im.convert("RGBA")
     if im.mode in ("RGBA", "LA", "PA"):
+        rgba = im if im.mode == "RGBA" else im.convert("RGBA")
         base = Image.new("RGB", im.size, (255, 255, 255))
-        base.paste(im.convert("RGBA"), mask=im.convert("RGBA").getchannel("A"))
+        base.paste(rgba, mask=rgba.getchannel("A"))  # one RGBA copy at most, not two
         return base
     if im.mode in ("I;16", "I;16B", "I;16L", "I", "F"):
         # 16-bit greyscale: keep the top 8 bits instead of clipping at 255.

@@ -66,7 +66,7 @@ def test_noise_that_cannot_fit_at_high_quality_is_stepped_down_under_3_75_mb():
 
 
 def test_transparent_png_is_flattened_onto_white():
-    im = Image.new("RGBA", (4000, 10), (0, 0, 0, 0))
+    im = Image.new("RGBA", (4000, 400), (0, 0, 0, 0))
     out = prepare_bytes(_png(im), "image/png")
     got = Image.open(io.BytesIO(out.data)).convert("RGB")
     assert got.getpixel((10, 1))[0] > 240
