@@ -23,6 +23,7 @@ from rabench.targets.base import CheckRequest, TransportFailure
 from rabench.targets.diy.classify import classify
 from rabench.targets.diy.config import ProviderSettings, public_url
 from rabench.targets.diy.errors import raise_for, scrub, truncate
+from rabench.targets.diy.estimate import TYPICAL_OUTPUT_TOKENS, CallEstimate, image_tokens, text_tokens
 from rabench.targets.diy.prices import ModelPrice, cost_usd
 from rabench.targets.diy.prompt import PROMPT_VERSION, prompt_text
 
@@ -96,6 +97,17 @@ class DiyTarget:
         cost = cost_usd(self._price, input_tokens, output_tokens)
         return Usage(model=model or self.model, input_tokens=input_tokens,
                      output_tokens=output_tokens, cost_usd=cost, model_cost_usd=cost)
+
+    def estimate_call(self, width: int, height: int) -> CallEstimate:
+        """Input tokens and cost of one check on a prepared image of ``width`` x ``height``
+        (``rabench.targets.diy.estimate``); the costs are None when the model has no price."""
+        s = self.settings
+        tokens = text_tokens(self._prompt) + image_tokens(s.wire, width, height, detail=s.image_detail)
+        return CallEstimate(
+            input_tokens=tokens,
+            typical_usd=cost_usd(self._price, tokens, min(TYPICAL_OUTPUT_TOKENS, s.max_output_tokens)),
+            max_usd=cost_usd(self._price, tokens, s.max_output_tokens),
+        )
 
     async def check(self, request: CheckRequest) -> Verdict:
         if self._session is None:
