@@ -19,10 +19,10 @@ import shlex
 import shutil
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 from rabench.cli import bench_real
+from rabench.contracts.targets_config import TargetsConfig, read_targets_config
 from rabench.errors import UserError
 
 DEFAULT_CONFIG = Path("bench/targets.toml")
@@ -129,11 +129,11 @@ def _forge(track: bench_real.RealTrack) -> None:
         print(f"   not made or skipped: {reason} ({n})")
 
 
-def available_targets(config: dict, requested: list[str] | None) -> tuple[list[str], list[str]]:
+def available_targets(config: TargetsConfig, requested: list[str] | None) -> tuple[list[str], list[str]]:
     """Targets to run and skip notes: DIY targets run only when their provider's key is set."""
     from rabench.targets.registry import parse_target_id
 
-    wanted = requested or list(config.get("bench", {}).get("targets", ["self"]))
+    wanted = requested or list(config.bench.targets or ["self"])
     run, skipped = [], []
     for target_id in wanted:
         kind, provider, _ = parse_target_id(target_id)
@@ -142,7 +142,7 @@ def available_targets(config: dict, requested: list[str] | None) -> tuple[list[s
             continue
         from rabench.targets.diy.config import api_key, provider_settings
 
-        settings = provider_settings(provider, config)
+        settings = provider_settings(provider or "", config)
         if settings.key_required and settings.api_key_env and api_key(settings) is None:
             skipped.append(f"{target_id}: skipped, {settings.api_key_env} is not set")
         else:
@@ -211,7 +211,7 @@ def _tracks_summary(report_dir: Path) -> None:
 def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     config_path = Path(args.config)
-    config = tomllib.loads(config_path.read_text()) if config_path.is_file() else {}
+    config = read_targets_config(config_path) if config_path.is_file() else TargetsConfig()
     requested = args.targets.split() if args.targets else None
     targets, skipped = available_targets(config, requested)
     for note in skipped:

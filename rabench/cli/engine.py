@@ -44,11 +44,12 @@ def _check(args: argparse.Namespace) -> int:
     if args.today and args.submitted_at:
         raise UserError("give --today or --submitted-at, not both")
     request = _prepared_request(path, args.media_type, args.submitted_at, Path(args.cache) if args.cache else None)
-    config: dict = {"self": {}}
-    if args.today:
-        config["self"]["today"] = args.today
-    if args.model:
-        config["self"]["risk_model"] = args.model
+    from rabench.contracts.targets_config import SelfSection, TargetsConfig
+
+    try:
+        config = TargetsConfig(self=SelfSection(today=args.today, risk_model=args.model))
+    except ValueError as exc:
+        raise UserError(f"--today: {exc}") from None
     pool = ThreadWorkerPool(workers=1)
     target = SelfTarget("self", config, pool=pool)
 

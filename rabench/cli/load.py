@@ -22,7 +22,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError(f"--timeout {args.timeout:g}: must be a number of seconds above 0")
     if args.rpm is not None and not (math.isfinite(args.rpm) and args.rpm >= 0):
         raise UserError(f"--rpm {args.rpm:g}: must be a number >= 0 (0 = no limit)")
-    config = cfg.load_config(args.config)
+    config = cfg.load_targets_config(args.config)
     target = make_target(args.target, config)
     summary = run_load(
         target, suite_dir=args.suite, concurrency=args.concurrency, calls=args.calls,

@@ -12,7 +12,7 @@ from rabench.run.session import RunOptions, run
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = cfg.load_config(args.config)
+    config = cfg.load_targets_config(args.config)
     options = RunOptions(
         out=Path(args.out),
         suite_dir=args.suite,

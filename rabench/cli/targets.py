@@ -9,17 +9,20 @@ import json
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
 from rabench.errors import UserError
 
+if TYPE_CHECKING:
+    from rabench.contracts.targets_config import TargetsConfig
 
-def _config(path: str | None) -> dict[str, Any]:
-    from rabench.run.config import load_config
 
-    return load_config(path)
+def _config(path: str | None) -> TargetsConfig:
+    from rabench.contracts.targets_config import read_targets_config
+
+    return read_targets_config(path)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -57,7 +60,7 @@ def _tiny_png() -> bytes:
     return buf.getvalue()
 
 
-def _check_ids(config: dict[str, Any], wanted: list[str]) -> list[str]:
+def _check_ids(config: TargetsConfig, wanted: list[str]) -> list[str]:
     from rabench.targets.diy.config import provider_names, provider_settings
 
     if wanted:
@@ -69,7 +72,7 @@ def _check_ids(config: dict[str, Any], wanted: list[str]) -> list[str]:
     return ids
 
 
-async def _check_one(target_id: str, config: dict[str, Any], image: Path, timeout_s: float) -> dict[str, Any]:
+async def _check_one(target_id: str, config: TargetsConfig, image: Path, timeout_s: float) -> dict[str, Any]:
     from rabench.targets.base import CheckRequest, TargetFailure, TransportFailure
     from rabench.targets.diy import make_diy_target
     from rabench.targets.diy.config import api_key, provider_settings
@@ -107,7 +110,7 @@ async def _check_one(target_id: str, config: dict[str, Any], image: Path, timeou
     return row
 
 
-async def _gateway_prices(config: dict[str, Any]) -> list[str]:
+async def _gateway_prices(config: TargetsConfig) -> list[str]:
     """Compare the price table with the gateway's live ``/v1/models`` list."""
     from rabench.targets.diy.config import api_key, provider_settings
     from rabench.targets.diy.errors import scrub

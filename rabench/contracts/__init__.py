@@ -14,6 +14,7 @@ from rabench.contracts.labels import (
 )
 from rabench.contracts.outcome import Outcome, RunManifest, TargetInfo, Capabilities
 from rabench.contracts.row import Row
+from rabench.contracts.targets_config import TargetsConfig
 from rabench.contracts.verdict import Check, Fields, Reason, Usage, Verdict
 from rabench.contracts.version import CONTRACTS_VERSION
 
@@ -34,6 +35,7 @@ __all__ = [
     "RunManifest",
     "SuiteHeader",
     "TargetInfo",
+    "TargetsConfig",
     "Usage",
     "Verdict",
 ]

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from rabench.cases.manifest import LoadedCase, open_suite
+from rabench.contracts import TargetsConfig
 from rabench.engine import risk as risk_mod
 from rabench.engine.ocr import ProcessWorkerPool, WorkerPool
 from rabench.engine.pipeline import AnalysisSettings, UnreadableFile, analyse
@@ -97,7 +98,7 @@ async def run_suite(
         cases = cases[:limit]
     cache = PrepCache(cache_root)
     sem = asyncio.Semaphore(pool.workers * 2)
-    target = SelfTarget("self", {}, pool=pool)
+    target = SelfTarget("self", TargetsConfig(), pool=pool)
     await target.reset(0)
     start = time.monotonic()
     finished = 0

@@ -23,7 +23,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rabench.contracts import Capabilities, TargetInfo, Usage, Verdict
+from rabench.contracts import Capabilities, TargetInfo, TargetsConfig, Usage, Verdict
+from rabench.contracts.prices import self_cost_per_check
 from rabench.engine import risk as risk_mod
 from rabench.engine.ocr import OcrSettings, ProcessWorkerPool, ThreadWorkerPool, WorkerPool
 from rabench.engine.pipeline import Analysis, AnalyserCrash, AnalysisSettings, UnreadableFile, analyse
@@ -41,25 +42,14 @@ def order_signals(signals: list[Signal]) -> list[Signal]:
     return [s for _, s in indexed]
 
 
-def cost_per_check(config: dict[str, Any]) -> float | None:
-    """List price of the smallest credit pack per check (DIY price table), else the config."""
-    try:
-        from rabench.targets.diy import self_cost_per_check
-    except ImportError:
-        self_cost_per_check = None
-    if self_cost_per_check is not None:
-        try:
-            value = self_cost_per_check(config)
-        except Exception:
-            value = None
-        if value is not None:
-            return value
-    raw = (config.get("self") or {}).get("cost_per_check_usd")
-    return float(raw) if raw is not None else None
+def cost_per_check(config: TargetsConfig) -> float | None:
+    """List price of the smallest credit pack per check (price table, ``[self]`` overrides),
+    else ``[self] cost_per_check_usd``; a broken price table is an error, never None."""
+    return self_cost_per_check(config)
 
 
-def _make_store(config: dict[str, Any]) -> Any:
-    path = (config.get("self") or {}).get("duplicate_store")
+def _make_store(config: TargetsConfig) -> Any:
+    path = config.self.duplicate_store
     try:
         from rabench.engine import dupes
 
@@ -69,18 +59,18 @@ def _make_store(config: dict[str, Any]) -> Any:
 
 
 class SelfTarget:
-    def __init__(self, target_id: str, config: dict[str, Any], *, pool: WorkerPool | None = None):
-        section = dict(config.get("self") or {})
+    def __init__(self, target_id: str, config: TargetsConfig, *, pool: WorkerPool | None = None):
+        section = config.self
         self._config = config
         self._section = section
         self._pool = pool
         self._own_pool = pool is None
         self._settings = AnalysisSettings(
-            today=section.get("today"),
-            max_age_days=int(section.get("max_age_days", AnalysisSettings().max_age_days)),
+            today=section.today,
+            max_age_days=section.max_age_days if section.max_age_days is not None else AnalysisSettings().max_age_days,
         )
-        self._ocr = OcrSettings(max_side=int(section.get("ocr_max_side", OcrSettings().max_side)))
-        model_path = section.get("risk_model")
+        self._ocr = OcrSettings(max_side=section.ocr_max_side or OcrSettings().max_side)
+        model_path = section.risk_model
         self.model = risk_mod.load_model(Path(model_path) if model_path else None)
         self._cost = cost_per_check(config)
         self._store: Any = None
@@ -96,18 +86,17 @@ class SelfTarget:
 
     async def open(self) -> None:
         if self._pool is None:
-            workers = self._section.get("workers")
-            kind = self._section.get("pool", "process")
-            if kind == "thread":
-                self._pool = ThreadWorkerPool(int(workers) if workers else None, self._ocr)
+            workers = self._section.workers
+            if self._section.pool == "thread":
+                self._pool = ThreadWorkerPool(workers, self._ocr)
             else:
-                self._pool = ProcessWorkerPool(int(workers) if workers else None, self._ocr)
+                self._pool = ProcessWorkerPool(workers, self._ocr)
         self._store = _make_store(self._config)
 
     async def reset(self, repetition: int) -> None:
         """A fresh, empty duplicate network for every repetition (spec, "Who and what")."""
         close = getattr(self._store, "close", None)
-        if close is not None and not (self._section.get("duplicate_store")):
+        if close is not None and not self._section.duplicate_store:
             close()
         self._store = _make_store(self._config)
 
@@ -170,5 +159,5 @@ class SelfTarget:
         )
 
 
-def make_self_target(target_id: str, config: dict[str, Any]) -> SelfTarget:
+def make_self_target(target_id: str, config: TargetsConfig) -> SelfTarget:
     return SelfTarget(target_id, config)

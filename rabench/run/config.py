@@ -17,196 +17,37 @@ than code. The format (documented in docs/running.md)::
 
 CLI flags ``--rpm PROVIDER=N`` and ``--concurrency PROVIDER=N`` override the file.
 
-The file is decoded into ``TargetsConfig`` (msgspec, unknown keys forbidden): a
-misspelt key (``concurency = 2``, ``rpn = 10``) would otherwise be ignored without a
-word and leave a paid API without its limits, so it is an error naming the key and the
-nearest valid one. Every table and key any part of rabench reads is listed here:
-``[defaults]``, ``[providers.<name>]`` (runner limits plus the DIY settings of
-``rabench.targets.diy.config.ProviderSettings``), ``[self]`` (the engine, docs/engine.md,
-and its credit-pack price override, docs/targets.md) and ``[bench]``.
+The file is decoded once, into ``rabench.contracts.TargetsConfig`` (msgspec, unknown
+keys forbidden, a did-you-mean for a misspelt key); every reader gets that struct.
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import difflib
 import math
-import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal
 
 import msgspec
 
+from rabench.contracts.targets_config import (
+    DEFAULT_CONFIG,
+    BenchSection,
+    Defaults,
+    ProviderTable,
+    SelfSection,
+    TargetsConfig,
+    parse_targets_config,
+    read_targets_config,
+)
 from rabench.errors import UserError
 
-DEFAULT_CONFIG = Path("bench") / "targets.toml"
+__all__ = [
+    "DEFAULT_CONFIG", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "BenchSection", "Defaults", "Limits",
+    "ProviderTable", "SelfSection", "TargetsConfig", "default_timeout", "load_targets_config",
+    "parse_overrides", "parse_targets_config", "price_date", "provider_limits", "with_overrides",
+]
+
 DEFAULT_TIMEOUT_S = 180.0
 DEFAULT_CONCURRENCY = 8
-
-
-Positive = Annotated[int, msgspec.Meta(ge=1)]
-NonNegative = Annotated[float, msgspec.Meta(ge=0)]
-Seconds = Annotated[float, msgspec.Meta(gt=0)]
-
-
-def _iso_date(value: str | None, where: str) -> None:
-    if value is not None:
-        try:
-            _dt.date.fromisoformat(value)
-        except ValueError:
-            raise ValueError(f"{where} {value!r} is not a YYYY-MM-DD date") from None
-
-
-class Defaults(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``[defaults]``: what applies to every provider without its own value."""
-
-    timeout_s: Seconds | None = None  # per attempt; absent: 180
-    concurrency: Positive | None = None  # calls in flight per provider; absent: 8
-    rpm: NonNegative | None = None  # requests per minute per provider; 0 or absent: no limit
-    price_date: str | None = None  # YYYY-MM-DD: the price table in force on that date
-    price_file: str | None = None  # a price table file instead of the packaged ones
-
-    def __post_init__(self) -> None:
-        _iso_date(self.price_date, "price_date")
-
-
-class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``[providers.<name>]``: the runner's limits for one provider account, and the DIY
-    client settings read by ``rabench.targets.diy.config`` (docs/targets.md)."""
-
-    concurrency: Positive | None = None
-    rpm: NonNegative | None = None
-    wire: Literal["openai", "gateway", "openai-compatible", "anthropic", "gemini"] | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None  # "" = no key
-    key_required: bool | None = None
-    max_output_tokens: Positive | None = None
-    max_tokens_field: str | None = None
-    temperature: float | None = None
-    image_detail: str | None = None
-    anthropic_version: str | None = None
-    strip_prefix: bool | None = None
-    check_model: bool | None = None
-    price_models: dict[str, str] | None = None
-    check_models: list[str] | None = None
-    connect_timeout_s: Seconds | None = None
-
-
-RUNNER_KEYS = ("concurrency", "rpm")  # all that applies to the built-in null and self providers
-DIY_BUILTIN = ("openai", "gateway", "openai-compatible", "anthropic", "gemini")
-NOT_DIY = ("null", "self")
-
-
-class SelfSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``[self]``: the in-process engine (docs/engine.md) and its credit-pack price (docs/targets.md)."""
-
-    workers: Positive | None = None
-    pool: Literal["process", "thread"] | None = None
-    ocr_max_side: Positive | None = None
-    today: str | None = None
-    max_age_days: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    risk_model: str | None = None
-    duplicate_store: str | None = None
-    cost_per_check_usd: NonNegative | None = None
-    pack_price_usd: NonNegative | None = None
-    pack_checks: Positive | None = None
-
-    def __post_init__(self) -> None:
-        _iso_date(self.today, "today")
-
-
-class BenchSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``[bench]``: what ``rabench bench`` runs."""
-
-    targets: list[str] | None = None
-
-
-class TargetsConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """``bench/targets.toml`` as rabench reads it: every table and key, typed."""
-
-    defaults: Defaults = Defaults()
-    providers: dict[str, ProviderTable] = {}
-    self: SelfSection = SelfSection()
-    bench: BenchSection = BenchSection()
-
-
-_TABLES: dict[str, type[msgspec.Struct]] = {
-    "defaults": Defaults, "self": SelfSection, "bench": BenchSection,
-}
-
-
-def _printable(text: str) -> str:
-    """A table name as one line (a quoted TOML key may hold any character)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _did_you_mean(key: str, valid: list[str]) -> str:
-    near = difflib.get_close_matches(key, valid, n=1, cutoff=0.6)
-    return f"did you mean {near[0]}?" if near else "valid keys: " + ", ".join(valid)
-
-
-def _unknown_keys(raw: dict[str, Any]) -> str | None:
-    """The first key no part of rabench reads, as ``[table] key: ...``, else None."""
-    top = list(TargetsConfig.__struct_fields__)
-    for name, value in raw.items():
-        if name not in top:
-            return f"unknown table or key {name!r} ({_did_you_mean(name, top)})"
-        if not isinstance(value, dict):
-            return f"{name} must be a table ([{name}])"  # a known name: printable
-        tables = [(_printable(p), t) for p, t in value.items()] if name == "providers" else [(None, value)]
-        for provider, table in tables:
-            if provider is not None and not isinstance(table, dict):
-                return f"[providers.{provider}] must be a table"
-            where = f"[providers.{provider}]" if provider is not None else f"[{name}]"
-            struct = ProviderTable if provider is not None else _TABLES[name]
-            valid = list(struct.__struct_fields__)
-            if provider in NOT_DIY:
-                valid = list(RUNNER_KEYS)
-            for key in table:
-                if key not in valid:
-                    hint = _did_you_mean(key, valid)
-                    if provider in NOT_DIY and key in ProviderTable.__struct_fields__:
-                        hint = f"only {' and '.join(RUNNER_KEYS)} apply to the built-in {provider} provider"
-                    return f"{where} unknown key {key!r} ({hint})"
-            if provider is not None and provider not in DIY_BUILTIN + NOT_DIY and "wire" not in table:
-                near = difflib.get_close_matches(provider, list(DIY_BUILTIN + NOT_DIY), n=1, cutoff=0.6)
-                return (f"{where} is not a provider rabench knows"
-                        + (f" (did you mean {near[0]}?)" if near else "")
-                        + f"; a provider of your own needs wire = one of {', '.join(DIY_BUILTIN)}")
-    return None
-
-
-def _dates_as_text(raw: dict[str, Any]) -> None:
-    """TOML dates written without quotes (``price_date = 2026-11-29``) read as the same text."""
-    for table, key in (("defaults", "price_date"), ("self", "today")):
-        section = raw.get(table)
-        if isinstance(section, dict) and isinstance(section.get(key), _dt.date):
-            section[key] = section[key].isoformat()
-
-
-def parse_targets_config(raw: dict[str, Any], where: str = "targets config") -> TargetsConfig:
-    """Check a parsed targets.toml: unknown keys and wrong types are one-line UserErrors."""
-    _dates_as_text(raw)
-    problem = _unknown_keys(raw)
-    if problem is not None:
-        raise UserError(f"{where}: {problem}")
-    tables: dict[str, Any] = {}
-    for name, value in raw.items():
-        if name == "providers":
-            tables[name] = {p: _table(t, ProviderTable, f"[providers.{_printable(p)}]", where)
-                            for p, t in value.items()}
-        else:
-            tables[name] = _table(value, _TABLES[name], f"[{name}]", where)
-    return TargetsConfig(**tables)
-
-
-def _table(value: dict[str, Any], struct: type[msgspec.Struct], name: str, where: str) -> Any:
-    try:
-        return msgspec.convert(value, struct)
-    except msgspec.ValidationError as exc:
-        text = str(exc).replace("`", "").replace(" | null", "")
-        message, sep, path = text.rpartition(" - at $.")
-        raise UserError(f"{where}: {name} {path}: {message}" if sep else f"{where}: {name}: {text}") from None
 
 
 class Limits(msgspec.Struct, frozen=True):
@@ -216,32 +57,9 @@ class Limits(msgspec.Struct, frozen=True):
     rpm: float | None = None
 
 
-def load_config(path: str | Path | None) -> dict[str, Any]:
-    """Parse and check the config; ``None`` means the default path if it exists, else empty.
-
-    Returns the checked tables as plain dicts (what the targets read); every key in them
-    is one ``TargetsConfig`` knows, with the type it declares.
-    """
-    explicit = path is not None
-    p = Path(path) if explicit else DEFAULT_CONFIG
-    if not p.is_file():
-        if explicit:
-            raise UserError(f"{p}: no such config file")
-        return {}
-    try:
-        with p.open("rb") as fh:
-            config = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{p}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise UserError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    parse_targets_config(config, str(p))
-    return config
-
-
 def load_targets_config(path: str | Path | None) -> TargetsConfig:
-    """``load_config`` as the typed struct."""
-    return msgspec.convert(load_config(path), TargetsConfig)
+    """The checked targets config; ``None`` means bench/targets.toml if it exists, else empty."""
+    return read_targets_config(path)
 
 
 def parse_overrides(values: list[str] | None, flag: str) -> dict[str, float]:
@@ -260,60 +78,55 @@ def parse_overrides(values: list[str] | None, flag: str) -> dict[str, float]:
     return out
 
 
-def with_overrides(config: dict[str, Any], rpm: dict[str, float] | None,
-                   concurrency: dict[str, float] | None) -> dict[str, Any]:
+def with_overrides(config: TargetsConfig, rpm: dict[str, float] | None,
+                   concurrency: dict[str, float] | None) -> TargetsConfig:
     """A copy of ``config`` with CLI limits written into ``[providers.<name>]``.
 
     Targets size their connection pools from the same tables, so a ``--concurrency``
     override reaches them too (calls would otherwise queue for a socket inside a target).
     """
-    providers = {name: dict(section) for name, section in config.get("providers", {}).items()}
-    for key, values in (("rpm", rpm), ("concurrency", concurrency)):
-        for name, value in (values or {}).items():
-            providers.setdefault(name, {})[key] = int(value) if key == "concurrency" else value
-    return {**config, "providers": providers}
-
-
-def _number(config: dict[str, Any], table: str, key: str, where: str) -> float | None:
-    value = config.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise UserError(f"targets config: [{where}] {key} must be a number >= 0, not {value!r}")
-    return float(value)
+    providers = dict(config.providers)
+    for name, value in (rpm or {}).items():
+        table = providers.get(name, ProviderTable())
+        providers[name] = msgspec.structs.replace(table, rpm=value)
+    for name, value in (concurrency or {}).items():
+        if value < 1:
+            raise UserError(f"--concurrency {name}={value:g}: must be at least 1")
+        table = providers.get(name, ProviderTable())
+        providers[name] = msgspec.structs.replace(table, concurrency=int(value))
+    return msgspec.structs.replace(config, providers=providers)
 
 
 def provider_limits(
-    config: dict[str, Any],
+    config: TargetsConfig,
     provider: str,
     rpm: dict[str, float] | None = None,
     concurrency: dict[str, float] | None = None,
 ) -> Limits:
     """CLI flag, else ``[providers.<name>]``, else ``[defaults]``, else built-in defaults."""
-    defaults = config.get("defaults", {})
-    section = config.get("providers", {}).get(provider, {})
-    conc = (concurrency or {}).get(provider)
+    section = config.providers.get(provider, ProviderTable())
+    conc: float | None = (concurrency or {}).get(provider)
     if conc is None:
-        conc = _number(section, "providers", "concurrency", f"providers.{provider}")
+        conc = section.concurrency
     if conc is None:
-        conc = _number(defaults, "defaults", "concurrency", "defaults")
+        conc = config.defaults.concurrency
     if conc is None:
         conc = DEFAULT_CONCURRENCY
     if conc < 1:
         raise UserError(f"concurrency for {provider} must be at least 1")
-    r = (rpm or {}).get(provider)
+    r: float | None = (rpm or {}).get(provider)
     if r is None:
-        r = _number(section, "providers", "rpm", f"providers.{provider}")
+        r = section.rpm
     if r is None:
-        r = _number(defaults, "defaults", "rpm", "defaults")
+        r = config.defaults.rpm
     return Limits(concurrency=int(conc), rpm=r or None)
 
 
-def default_timeout(config: dict[str, Any]) -> float:
-    value = _number(config.get("defaults", {}), "defaults", "timeout_s", "defaults")
-    return value if value else DEFAULT_TIMEOUT_S
+def default_timeout(config: TargetsConfig) -> float:
+    """``[defaults] timeout_s``, else 180 s."""
+    return config.defaults.timeout_s or DEFAULT_TIMEOUT_S
 
 
-def price_date(config: dict[str, Any]) -> str | None:
-    value = config.get("defaults", {}).get("price_date")
-    return str(value) if value is not None else None
+def price_date(config: TargetsConfig) -> str | None:
+    """``[defaults] price_date`` as written (None: the newest packaged price table)."""
+    return config.defaults.price_date

@@ -17,7 +17,6 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import anyio
 import msgspec
@@ -45,7 +44,7 @@ class RunOptions:
     target_ids: list[str] = field(default_factory=list)  # empty on resume: taken from run.json
     repetitions: int | None = None  # None: 1, or run.json's on resume
     resume: bool = False
-    config: dict[str, Any] = field(default_factory=dict)
+    config: cfg.TargetsConfig = field(default_factory=cfg.TargetsConfig)
     rpm: dict[str, float] = field(default_factory=dict)
     concurrency: dict[str, float] = field(default_factory=dict)
     timeout_s: float | None = None  # None: config [defaults] timeout_s, else 180

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from rabench.contracts import TargetInfo, Verdict
+from rabench.contracts import TargetInfo, TargetsConfig, Verdict
 from rabench.errors import UserError
 from rabench.targets.base import CheckRequest, TargetFailure
 
@@ -62,6 +62,6 @@ class NullTarget:
         return None
 
 
-def make_null_target(target_id: str, config: dict[str, Any]) -> NullTarget:
+def make_null_target(target_id: str, config: TargetsConfig) -> NullTarget:
     options = _parse_options(target_id)
     return NullTarget(target_id, slow=options.get("slow", 0.0), fail=options.get("fail", 0.0))

@@ -5,7 +5,7 @@ Ids: ``null`` (instant answers, for tests and overhead benchmarks), ``self``
 (a model asked one plain prompt, ``rabench.targets.diy``). Implementations are
 imported lazily so that running ``null`` never loads OCR models.
 
-``config`` is the parsed ``bench/targets.toml`` (see docs/targets.md):
+``config`` is the checked ``bench/targets.toml`` (``TargetsConfig``, docs/targets.md):
 ``[providers.<name>]`` tables carry base_url, api_key_env, rpm, concurrency;
 ``[defaults]`` carries timeout_s and price_date.
 """
@@ -13,8 +13,8 @@ imported lazily so that running ``null`` never loads OCR models.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
+from rabench.contracts import TargetsConfig
 from rabench.errors import UserError
 from rabench.targets.base import Target
 
@@ -49,7 +49,7 @@ def provider_of(target_id: str) -> str:
     return provider if kind == "diy" else kind
 
 
-def make_target(target_id: str, config: dict[str, Any] | None = None) -> Target:
+def make_target(target_id: str, config: TargetsConfig | None = None) -> Target:
     kind, _, _ = parse_target_id(target_id)
     module_name, _, attr = FACTORIES[kind].partition(":")
     try:
@@ -58,4 +58,5 @@ def make_target(target_id: str, config: dict[str, Any] | None = None) -> Target:
         if exc.name == module_name:
             raise UserError(f"target kind {kind!r} is not available in this build") from None
         raise
-    return getattr(module, attr)(target_id, config or {})
+    target: Target = getattr(module, attr)(target_id, config if config is not None else TargetsConfig())
+    return target

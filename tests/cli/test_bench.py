@@ -1,11 +1,11 @@
 """`rabench bench` runs DIY targets only when their key is set, and says which it skipped."""
 
-import tomllib
 from pathlib import Path
 
 from rabench.cli.bench import available_targets
+from rabench.contracts.targets_config import read_targets_config
 
-CONFIG = tomllib.loads((Path(__file__).parents[2] / "bench" / "targets.toml").read_text())
+CONFIG = read_targets_config(Path(__file__).parents[2] / "bench" / "targets.toml")
 
 
 def test_diy_targets_without_a_key_are_named_as_skipped(monkeypatch):

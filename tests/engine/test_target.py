@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from rabench.contracts import Verdict
+from rabench.contracts.targets_config import parse_targets_config as C
 from rabench.engine.signals import Signal
 from rabench.engine.target import SelfTarget, cost_per_check, make_self_target, order_signals
 from rabench.targets.base import CheckRequest, Target, TargetFailure
@@ -30,7 +31,7 @@ def _request(path: Path, media_type: str = "image/png", case_id: str | None = No
 
 @pytest.fixture
 def target(ocr_pool):
-    t = SelfTarget("self", {"self": {"today": "2025-01-10"}}, pool=ocr_pool)
+    t = SelfTarget("self", C({"self": {"today": "2025-01-10"}}), pool=ocr_pool)
     asyncio.run(t.open())
     yield t
     asyncio.run(t.close())
@@ -41,11 +42,11 @@ def _check(target: SelfTarget, req: CheckRequest) -> Verdict:
 
 
 def test_registry_builds_a_self_target_with_every_capability():
-    t = make_target("self", {})
+    t = make_target("self", C({}))
     assert isinstance(t, Target) and isinstance(t, SelfTarget)
     caps = t.info.capabilities
     assert t.info.id == "self" and t.info.kind == "self" and caps.checks and caps.memory and caps.proofs
-    assert make_self_target("self", {}).info.settings["risk_model"]["split"] == t.model.split
+    assert make_self_target("self", C({})).info.settings["risk_model"]["split"] == t.model.split
 
 
 def test_genuine_receipt_verdict(target, receipt_file):
@@ -116,7 +117,7 @@ def test_reasons_are_ordered_most_specific_first():
 
 
 def test_cost_per_check_falls_back_to_the_config():
-    value = cost_per_check({"self": {"cost_per_check_usd": 0.25}})
+    value = cost_per_check(C({"self": {"cost_per_check_usd": 0.25}}))
     assert value is not None and value > 0
 
 
@@ -192,7 +193,7 @@ def test_a_missing_analyser_fails_loudly_at_start():
 
 def test_diagnostics_reach_the_verdict(target, receipt_file):
     path = receipt_file(ROWS, title="BEAN THERE COFFEE")
-    plain = SelfTarget("self", {}, pool=target._pool)
+    plain = SelfTarget("self", C({}), pool=target._pool)
     asyncio.run(plain.open())
     v = _check(plain, CheckRequest(case_id="d", original=path, media_type="image/png",
                                    prepared=path.with_name("missing.png"), prepared_media_type="image/png"))

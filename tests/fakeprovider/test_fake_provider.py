@@ -20,6 +20,7 @@ from rabench.fakeprovider import (
 )
 from rabench.targets.base import CheckRequest
 from rabench.targets.diy.gateway import read_model_prices
+from rabench.contracts.targets_config import parse_targets_config as C
 from rabench.targets.registry import make_target
 
 
@@ -86,7 +87,7 @@ async def test_right_answers_come_from_the_suite_labels(tmp_path, monkeypatch):
     async with FakeProvider(Profile(), labels=labels) as fake:
         for k, v in fake.env().items():
             monkeypatch.setenv(k, v)
-        target = make_target("diy:openai:gpt-5", {})
+        target = make_target("diy:openai:gpt-5", C({}))
         await target.open()
         verdicts = []
         for i in range(3):

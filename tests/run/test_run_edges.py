@@ -22,7 +22,6 @@ from rabench.run.config import (
     ProviderTable,
     SelfSection,
     TargetsConfig,
-    load_config,
     load_targets_config,
     provider_limits,
 )
@@ -77,7 +76,7 @@ def test_a_bad_targets_config_is_one_line_naming_the_key(tmp_path, capsys, text,
 def test_the_projects_own_config_and_documented_keys_load(tmp_path):
     typed = load_targets_config(ROOT / "bench" / "targets.toml")
     assert typed.defaults.price_date == "2026-11-29" and "self" in (typed.bench.targets or [])
-    assert provider_limits(load_config(ROOT / "bench" / "targets.toml"), "self").concurrency == 4
+    assert provider_limits(typed, "self").concurrency == 4
     config = tmp_path / "all.toml"
     config.write_text(
         "[defaults]\ntimeout_s = 30\nconcurrency = 4\nrpm = 0\nprice_date = 2026-11-29\nprice_file = \"p.toml\"\n"
@@ -90,9 +89,9 @@ def test_the_projects_own_config_and_documented_keys_load(tmp_path):
         "check_model = false\nprice_models = { \"m\" = \"openai/gpt-5\" }\ncheck_models = [\"m\"]\n"
         "connect_timeout_s = 5\nconcurrency = 2\nrpm = 60\n"
         "[bench]\ntargets = [\"self\"]\n")
-    raw = load_config(config)
-    assert raw["defaults"]["price_date"] == "2026-11-29"  # a TOML date reads as the same text
-    assert load_targets_config(config).providers["mine"].rpm == 60
+    typed = load_targets_config(config)
+    assert typed.defaults.price_date == "2026-11-29"  # a TOML date reads as the same text
+    assert typed.providers["mine"].rpm == 60
 
 
 def test_the_config_struct_lists_every_key_its_readers_take():
@@ -104,7 +103,7 @@ def test_the_config_struct_lists_every_key_its_readers_take():
     paragraph = engine_doc[engine_doc.index("Config (`[self]`"):].split("\n\n")[0]
     documented = set(re.findall(r"`([a-z_]+)` \(", paragraph)) | {"workers", "pool"}
     assert documented and documented <= set(SelfSection.__struct_fields__), documented
-    assert set(TargetsConfig.__struct_fields__) == {"defaults", "providers", "self", "bench"}
+    assert set(TargetsConfig.__struct_fields__) == {"defaults", "providers", "self", "bench", "targets"}
 
 
 # --- impossible flag values ------------------------------------------------------------------

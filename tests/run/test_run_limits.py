@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from rabench.errors import UserError
-from rabench.run.config import Limits, load_config, parse_overrides, provider_limits
+from rabench.contracts import TargetsConfig
+from rabench.run.config import Limits, load_targets_config, parse_overrides, parse_targets_config, provider_limits
 from runfakes import HttpTarget, LoopbackServer, run_fake
 from runsuite import make_suite
 
@@ -51,13 +52,13 @@ def test_requests_per_minute_hold_over_every_window(tmp_path):
 def test_limits_come_from_flags_then_provider_table_then_defaults(tmp_path):
     toml = tmp_path / "targets.toml"
     toml.write_text("[defaults]\nconcurrency = 5\nrpm = 100\n[providers.openai]\nrpm = 500\nconcurrency = 16\n")
-    config = load_config(toml)
+    config = load_targets_config(toml)
     assert provider_limits(config, "openai") == Limits(concurrency=16, rpm=500)
     assert provider_limits(config, "gemini") == Limits(concurrency=5, rpm=100)
     flags = parse_overrides(["openai=7"], "--concurrency")
     assert provider_limits(config, "openai", concurrency=flags) == Limits(concurrency=7, rpm=500)
     assert provider_limits(config, "openai", rpm={"openai": 0}).rpm is None
-    assert provider_limits({}, "self") == Limits(concurrency=8, rpm=None)
+    assert provider_limits(TargetsConfig(), "self") == Limits(concurrency=8, rpm=None)
 
 
 @pytest.mark.parametrize("bad", ["openai", "openai=x", "=3", "openai=-1"])
@@ -68,16 +69,17 @@ def test_bad_override_is_one_clear_line(bad):
 
 
 def test_the_committed_config_parses():
-    config = load_config(Path(__file__).resolve().parents[2] / "bench" / "targets.toml")
+    config = load_targets_config(Path(__file__).resolve().parents[2] / "bench" / "targets.toml")
     assert provider_limits(config, "self").concurrency >= 1
 
 
 def test_cli_overrides_reach_the_targets_config_too():
     from rabench.run.config import with_overrides
 
-    config = {"defaults": {"timeout_s": 60}, "providers": {"openai": {"base_url": "u", "concurrency": 8}}}
+    config = parse_targets_config({"defaults": {"timeout_s": 60},
+                                   "providers": {"openai": {"base_url": "u", "concurrency": 8}}})
     merged = with_overrides(config, {"gemini": 60.0}, {"openai": 3.0})
-    assert merged["providers"]["openai"] == {"base_url": "u", "concurrency": 3}
-    assert merged["providers"]["gemini"] == {"rpm": 60.0}
-    assert config["providers"]["openai"]["concurrency"] == 8  # the original is untouched
+    assert (merged.providers["openai"].base_url, merged.providers["openai"].concurrency) == ("u", 3)
+    assert merged.providers["gemini"].rpm == 60.0 and merged.providers["gemini"].concurrency is None
+    assert config.providers["openai"].concurrency == 8  # the original is untouched
     assert provider_limits(merged, "openai") == Limits(concurrency=3, rpm=None)

@@ -12,6 +12,7 @@ import pytest
 
 from rabench.fakeprovider import Latency, ModelProfile, Profile
 from rabench.targets.base import TargetFailure, TransportFailure
+from rabench.contracts.targets_config import parse_targets_config as C
 from rabench.targets.registry import make_target
 
 from diyfakes import PROVIDERS
@@ -27,7 +28,7 @@ def scripted(*behaviours: str, require_key: bool = True, **kw) -> Profile:
 
 
 async def one_check(provider, model, receipt, config=None):
-    target = make_target(f"diy:{provider}:{model}", config or {})
+    target = make_target(f"diy:{provider}:{model}", C(config or {}))
     await target.open()
     try:
         return target, await target.check(receipt)
@@ -100,7 +101,7 @@ async def test_each_reply_maps_to_one_outcome(provider, model, auth, style, key_
                                               fake_server):
     behaviours = list(TRANSPORT) + list(RECORDED) + ["wrong"]
     async with fake_server(scripted(*behaviours, retry_after="2", require_key=False)) as fake:
-        target = make_target(f"diy:{provider}:{model}", {})
+        target = make_target(f"diy:{provider}:{model}", C({}))
         await target.open()
         seen = {}
         for behaviour in behaviours:
@@ -147,7 +148,7 @@ async def test_a_key_echoed_by_the_provider_never_reaches_the_error(provider, mo
 
 async def test_one_session_reused_and_pool_sized_to_concurrency(keys, receipt, fake_server):
     profile = Profile(default=ModelProfile(latency=Latency(ms=60)))
-    config = {"providers": {"openai": {"concurrency": 2}}}
+    config = C({"providers": {"openai": {"concurrency": 2}}})
     async with fake_server(profile) as fake:
         target = make_target("diy:openai:gpt-5", config)
         await target.open()
@@ -162,7 +163,7 @@ async def test_one_session_reused_and_pool_sized_to_concurrency(keys, receipt, f
 async def test_a_hung_request_is_cancelled_by_the_caller_and_the_target_still_works(keys, receipt,
                                                                                   fake_server):
     async with fake_server(scripted("hang", "right")):
-        target = make_target("diy:anthropic:claude-sonnet-4-5", {})
+        target = make_target("diy:anthropic:claude-sonnet-4-5", C({}))
         await target.open()
         with anyio.move_on_after(0.3) as scope:
             await target.check(receipt)

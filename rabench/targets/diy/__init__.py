@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
-from typing import Any
 
+from rabench.contracts.targets_config import TargetsConfig
 from rabench.errors import UserError
 from rabench.targets.diy.config import api_key, provider_settings
 from rabench.targets.diy.prices import load_price_table, resolve_price_date, self_cost_per_check
@@ -25,7 +25,7 @@ def wire_module(wire: str) -> ModuleType:
     return importlib.import_module("rabench.targets.diy." + wire.replace("-", "_"))
 
 
-def make_diy_target(target_id: str, config: dict[str, Any]) -> DiyTarget:
+def make_diy_target(target_id: str, config: TargetsConfig) -> DiyTarget:
     """``diy:<provider>:<model>`` + parsed bench/targets.toml -> a DiyTarget (not yet open)."""
     from rabench.targets.registry import parse_target_id
 
@@ -42,9 +42,8 @@ def make_diy_target(target_id: str, config: dict[str, Any]) -> DiyTarget:
         price = table.lookup(settings.name if settings.name in ("openai", "anthropic", "gemini", "gateway")
                              else settings.wire, model,
                              price_model=settings.price_models.get(model))
-    defaults = config.get("defaults") or {}
     return DiyTarget(
         target_id, settings, wire_module(settings.wire), model, key, price,
-        timeout_s=float(defaults.get("timeout_s", 180.0)),
+        timeout_s=config.defaults.timeout_s or 180.0,
         price_date=resolve_price_date(config),
     )

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 
+from rabench.contracts.targets_config import TargetsConfig
 from rabench.errors import UserError
 
 # The client module that speaks to the provider (rabench/targets/diy/<wire>.py).
@@ -28,7 +29,7 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     api_key_env: str | None
     key_required: bool = True
     concurrency: int = 8  # pool size = the runner's cap: [providers.X], else [defaults], else 8
-    rpm: int | None = None  # read by the runner's limiter, not here
+    rpm: float | None = None  # read by the runner's limiter, not here
     max_output_tokens: int = 8192
     max_tokens_field: str = "max_completion_tokens"  # openai wire only
     temperature: float | None = None  # None: the provider's default (GPT-5 accepts no other)
@@ -83,17 +84,19 @@ def env_base_url_var(name: str) -> str:
     return "RABENCH_" + name.upper().replace("-", "_").replace(".", "_") + "_BASE_URL"
 
 
-def provider_names(config: dict[str, Any]) -> list[str]:
+def provider_names(config: TargetsConfig) -> list[str]:
     """Built-in providers plus every ``[providers.<name>]`` table, in a stable order."""
-    tables = config.get("providers") or {}
     # Only tables with a `wire` are DIY providers ([providers.null] / [providers.self] are runner limits).
-    extra = [n for n, t in tables.items() if n not in BUILTIN and isinstance(t, dict) and "wire" in t]
+    extra = [n for n, t in config.providers.items() if n not in BUILTIN and t.wire is not None]
     return list(BUILTIN) + sorted(extra)
 
 
-def provider_settings(name: str, config: dict[str, Any]) -> ProviderSettings:
+def provider_settings(name: str, config: TargetsConfig) -> ProviderSettings:
     """Resolve one provider's settings (UserError naming the problem if they are bad)."""
-    table = dict((config.get("providers") or {}).get(name) or {})
+    given = config.providers.get(name)
+    # The keys the table sets (None: absent); api_key_env = "" means "no key".
+    table: dict[str, Any] = {} if given is None else {
+        k: v for k, v in msgspec.structs.asdict(given).items() if v is not None}
     if name in BUILTIN:
         base = dict(BUILTIN[name])
     else:
@@ -106,9 +109,9 @@ def provider_settings(name: str, config: dict[str, Any]) -> ProviderSettings:
         base = dict(BUILTIN[preset])
     merged = {**base, **table, "name": name}
     if "concurrency" not in table:  # same fallback as the runner's limits (rabench/run/config.py)
-        merged["concurrency"] = (config.get("defaults") or {}).get("concurrency", 8)
+        merged["concurrency"] = config.defaults.concurrency or 8
     merged["concurrency"] = int(merged["concurrency"])
-    if "api_key_env" in table and table["api_key_env"] in ("", None):
+    if table.get("api_key_env") == "":
         merged["api_key_env"] = None
     env_url = os.environ.get(env_base_url_var(name))
     if env_url:
