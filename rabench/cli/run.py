@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from rabench.run import config as cfg
+from rabench.run import respcache
+from rabench.run.dryrun import format_estimates
 from rabench.run.retry import RetryPolicy
-from rabench.run.session import RunOptions, run
+from rabench.run.session import RunOptions, dry_run, run
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -28,7 +30,13 @@ def _run(args: argparse.Namespace) -> int:
         cache_root=Path(args.cache) if args.cache else None,
         progress=args.progress,
         progress_interval=args.log_every,
+        max_cost=args.max_cost,
+        response_cache=(respcache.default_path() if args.cache_responses is True
+                        else Path(args.cache_responses) if args.cache_responses else None),
     )
+    if args.dry_run:
+        print(format_estimates(dry_run(options)))
+        return 0
     summary = run(options)
     for target, statuses in summary.statuses.items():
         parts = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) or "nothing left to run"
@@ -38,7 +46,11 @@ def _run(args: argparse.Namespace) -> int:
         f"{summary.run_dir}: {done_now} outcomes written in {summary.elapsed_s:.1f} s"
         + (f" ({summary.units_before} from before the resume)" if summary.units_before else "")
         + f"; {summary.prepared} files prepared"
+        + (f"; {summary.cached} answers from the response cache" if options.response_cache else "")
     )
+    if summary.budget_stop:
+        print(summary.budget_stop, file=sys.stderr)
+        return 1
     return 0
 
 
@@ -76,6 +88,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed recorded in run.json for scoring (default 0)")
     p.add_argument("--cache", default=None, metavar="DIR",
                    help="prepared-image cache (default $RABENCH_CACHE/prepared, else .cache/prepared)")
+    p.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                   help="spending cap over the whole run folder: no call starts once recorded cost plus "
+                        "the in-flight estimate would pass it; exit 1 naming what was spent and what is left "
+                        "(--resume with a higher cap continues)")
+    p.add_argument("--cache-responses", nargs="?", const=True, default=None, metavar="SQLITE",
+                   help="reuse DIY answers across runs: a unit already answered (same provider, model, prompt "
+                        "version, prepared image, request parameters, repetition) is written from the cache, "
+                        "marked cached (default file $RABENCH_CACHE/responses.sqlite, else "
+                        ".cache/responses.sqlite)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the estimated cost per target (price table, prompt and image tokens) and stop; "
+                        "nothing is sent")
     p.add_argument("--progress", choices=("auto", "rich", "plain", "none"), default="auto",
                    help="live table on a terminal, log lines otherwise (default auto)")
     p.add_argument("--log-every", type=float, default=10.0, metavar="S",

@@ -14,6 +14,7 @@ Library use (tests and ``rabench bench`` do this)::
 from __future__ import annotations
 
 import math
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,12 +26,15 @@ from rabench.errors import UserError
 from rabench.prepare.cache import PrepCache
 from rabench.prepare.image import PREP_VERSION
 from rabench.run import config as cfg
+from rabench.run.budget import Budget
+from rabench.run.dryrun import TargetEstimate, estimate_run
 from rabench.run.limits import ProviderGate
 from rabench.run.lock import LOCK, RunLock
 from rabench.run.manifest import RUN_JSON, check_resume, new_manifest, read_manifest, write_manifest
-from rabench.run.outcomes import OUTCOMES, OutcomeWriter, scan_done
+from rabench.run.outcomes import OUTCOMES, OutcomeWriter, scan_costs, scan_done
 from rabench.run.plan import plan_suite
 from rabench.run.progress import Progress, TargetCounters
+from rabench.run.respcache import ResponseCache
 from rabench.run.retry import RetryPolicy
 from rabench.run.runner import RunContext, TargetRun, run_targets
 from rabench.targets.base import Target
@@ -53,6 +57,8 @@ class RunOptions:
     cache_root: Path | None = None
     progress: str = "auto"
     progress_interval: float = 10.0
+    max_cost: float | None = None  # USD over the whole run folder (--max-cost); None: no cap
+    response_cache: Path | None = None  # SQLite file of the response cache (--cache-responses); None: off
 
 
 @dataclass
@@ -64,6 +70,9 @@ class RunSummary:
     elapsed_s: float
     prepared: int  # files prepared (decoded) in this session
     max_in_flight: dict[str, int]  # provider -> highest number of calls in flight seen
+    budget_stop: str | None = None  # the one line naming the cap that stopped the run, if one did
+    not_started: int = 0  # units a spending cap kept from starting (a resume runs them)
+    cached: int = 0  # outcomes written from the response cache
 
 
 def provider_for(target: Target) -> str:
@@ -89,6 +98,39 @@ def check_options(options: RunOptions) -> None:
     for provider, value in options.rpm.items():
         if value < 0 or not math.isfinite(value):
             raise UserError(f"--rpm {provider}={value:g}: must be a number >= 0 (0 = no limit)")
+    if options.max_cost is not None and not (math.isfinite(options.max_cost) and options.max_cost >= 0):
+        raise UserError(f"--max-cost {options.max_cost:g}: must be a number of USD >= 0")
+
+
+def target_caps(config: cfg.TargetsConfig) -> dict[str, float]:
+    """``[targets."ID"] max_cost`` from targets.toml: target id -> USD."""
+    return {tid: float(t.max_cost) for tid, t in config.targets.items() if t.max_cost is not None}
+
+
+def make_budget(options: RunOptions, targets: list[Target], out: Path) -> Budget | None:
+    """The run's spending caps, with the costs already recorded in ``out`` (resume); None: no cap.
+
+    A cap over a target whose calls have no known price could not stop it: refused."""
+    caps = {tid: cap for tid, cap in target_caps(options.config).items()
+            if tid in {t.info.id for t in targets}}
+    if options.max_cost is None and not caps:
+        return None
+    for t in targets:
+        capped = options.max_cost is not None or t.info.id in caps
+        if capped and t.info.kind == "diy" and t.info.settings.get("price_input_per_mtok") is None:
+            raise UserError(f"{t.info.id} has no list price (cost unknown): a spending cap cannot bound it; "
+                            "add its price (docs/targets.md, \"Cost\") or run it without a cap")
+    budget = Budget(total=options.max_cost, per_target=caps)
+    for tid, cost in scan_costs(out / OUTCOMES):
+        budget.record_earlier(tid, cost)
+    return budget
+
+
+def open_responses(path: Path) -> ResponseCache:
+    try:
+        return ResponseCache(path)
+    except (sqlite3.Error, OSError) as exc:
+        raise UserError(f"--cache-responses {path}: cannot open the response cache: {exc}") from None
 
 
 def _new_dirs(path: Path) -> list[Path]:
@@ -134,6 +176,26 @@ def run(options: RunOptions, targets: list[Target] | None = None) -> RunSummary:
                 break
 
 
+def dry_run(options: RunOptions, targets: list[Target] | None = None) -> list[TargetEstimate]:
+    """What ``run(options)`` would cost per target (``rabench.run.dryrun``); sends nothing,
+    opens no target. On ``resume`` only the units missing from the run folder are counted."""
+    check_options(options)
+    out = Path(options.out)
+    old = read_manifest(out) if options.resume else None
+    suite_dir = options.suite_dir or (old.suite_dir if old else None)
+    if not suite_dir:
+        raise UserError("no suite: give --suite DIR")
+    if targets is None:
+        ids = options.target_ids or ([t.id for t in old.targets] if old else [])
+        if not ids:
+            raise UserError("no target: give --target ID (e.g. --target self)")
+        config = cfg.with_overrides(options.config, options.rpm, options.concurrency)
+        targets = [make_target(tid, config) for tid in ids]
+    repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
+    done = scan_done(out / OUTCOMES) if old is not None else set()
+    return estimate_run(plan_suite(suite_dir), targets, repetitions, done)
+
+
 def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) -> RunSummary:
     """The run itself; the caller holds the lock."""
     old = read_manifest(out) if options.resume else None
@@ -165,6 +227,7 @@ async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -
         for name in sorted(set(providers.values()))
     }
     opened: list[Target] = []
+    responses: ResponseCache | None = None
     try:
         for t in targets:
             try:
@@ -192,6 +255,9 @@ async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -
             check_resume(old, manifest)
             manifest = msgspec.structs.replace(old, finished_at=None)
             done = scan_done(out / OUTCOMES)
+        budget = make_budget(options, targets, out)
+        if options.response_cache is not None:
+            responses = open_responses(options.response_cache)
         write_manifest(out, manifest)
 
         counters = {}
@@ -203,12 +269,15 @@ async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -
             ctx = RunContext(
                 run_id=manifest.run_id, plan=plan, repetitions=repetitions, writer=writer,
                 cache=PrepCache(options.cache_root), timeout_s=timeout_s, policy=options.policy, done=done,
+                budget=budget, responses=responses,
             )
             runs = [TargetRun(ctx, t, gates[providers[t.info.id]], counters[t.info.id]) for t in targets]
             with Progress(list(counters.values()), options.progress, interval=options.progress_interval):
                 await run_targets(ctx, runs)
-        manifest.finished_at = time.time()
-        write_manifest(out, manifest)
+        stop = budget.message() if budget is not None else None
+        if stop is None:  # a run a cap stopped is not finished: a resume completes it
+            manifest.finished_at = time.time()
+            write_manifest(out, manifest)
         return RunSummary(
             run_dir=out,
             statuses={tid: dict(c.statuses) for tid, c in counters.items()},
@@ -217,8 +286,13 @@ async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -
             elapsed_s=time.monotonic() - t0,
             prepared=ctx.cache.stats.prepared,
             max_in_flight={name: g.max_in_flight for name, g in gates.items()},
+            budget_stop=stop,
+            not_started=budget.refused() if budget is not None else 0,
+            cached=responses.hits if responses is not None else 0,
         )
     finally:
+        if responses is not None:
+            responses.close()
         with anyio.CancelScope(shield=True):
             for t in opened:
                 try:
