@@ -49,13 +49,19 @@ def build(report_dir: Path) -> Path:
                                      else (None, "?", ""))
     details_path = report_dir / "details.json"
     details = msgspec.json.decode(details_path.read_bytes()) if details_path.is_file() else {}
+    cases_path = report_dir / "cases.json"
+    try:
+        cases = msgspec.json.decode(cases_path.read_bytes()) if cases_path.is_file() else None
+    except msgspec.DecodeError as exc:
+        raise UserError(f"{cases_path}: not a cases.json file ({exc})") from None
     runs = ", ".join(r.get("run_id", "?") for r in header.get("runs", []))
     title = (f"{header.get('spec', 'RA-Bench')} · suite {header.get('suite_name', '?')} · runs {runs} · "
              f"scorer {header.get('scorer_version', '?')}")
     meta = {"title": title, "synthetic_suite": header.get("suite_name", "?"),
             "real_suite": real_suite, "real_origin": origin}
     out = report_dir / "report.html"
-    out.write_text(render(rows, findings, details, meta, real_rows), encoding="utf-8")
+    out.write_text(render(rows, findings, details, meta, real_rows, targets_info=header.get("targets"),
+                          cases=cases), encoding="utf-8")
     return out
 
 
@@ -70,11 +76,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "report",
         help="Render report.html (self-contained, no network) from a scored report folder.",
         description=(
-            "Read REPORT_DIR/rows.json and details.json (written by `rabench score`) and write "
-            "REPORT_DIR/report.html: headline tables per task with 95%% intervals as error bars, "
+            "Read REPORT_DIR/rows.json, details.json and cases.json (written by `rabench score`) and "
+            "write REPORT_DIR/report.html, one self-contained file: the verdict first (per pair of "
+            "targets, who wins on each headline row, with 95% intervals, and the expected cost "
+            "against approving everything), headline tables per task with intervals as error bars, "
             "findings per baseline, strata tables, ROC curves, a reliability diagram, the cost "
-            "sweep, latency distributions and the worst misses with their receipts. The page has "
-            "no scripts and loads nothing from the network. When REPORT_DIR/real/rows.json exists "
+            "sweep, latency distributions, the worst misses with their receipts and a per-case "
+            "viewer (filter by stratum, target, status, disagreements; every target's runs side by "
+            "side). It loads nothing from the network. When REPORT_DIR/real/rows.json exists "
             "(the real track of `rabench bench --real`), the page and report.md open with every "
             "headline row of both tracks side by side and where they disagree."
         ),

@@ -1,10 +1,12 @@
-"""report.html: one self-contained page (inline CSS and SVG, no scripts, no network).
+"""report.html: one self-contained page (inline CSS, SVG, data and script; no network).
 
-Sections: synthetic vs real (when there is a real track, ``report/tracks.py``),
-headline per task (table + interval chart), findings per baseline,
-ROC curves, reliability diagram, cost sweep, latency, strata tables, and a
-drill-down of the worst misses. Input is what the scorer wrote: ``rows.json``
-and ``details.json`` (see docs/methodology.md for their shapes).
+Sections: the verdict (``report/verdict.py``: per pair of targets, who wins on
+what, with intervals, and the money line), synthetic vs real (when there is a
+real track, ``report/tracks.py``), headline per task (table + interval chart),
+findings per baseline, ROC curves, reliability diagram, cost sweep, latency,
+strata tables, the worst misses and the per-case viewer (``report/viewer.py``).
+Input is what the scorer wrote: ``rows.json``, ``details.json`` and
+``cases.json`` (see docs/methodology.md for their shapes).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rabench.report import charts, tracks
+from rabench.report import charts, tracks, verdict, viewer
+from rabench.report.style import num, target_colour
+from rabench.score.tasks.decisions import DEFAULTS
 
 TASK_ORDER = ["extraction", "checks", "authenticity", "duplicates", "decisions", "evidence", "operations"]
 RATE_TASKS = {"extraction", "checks", "authenticity", "duplicates", "evidence"}
@@ -34,6 +38,12 @@ svg{max-width:100%;height:auto}details{margin:6px 0}summary{cursor:pointer;font-
 .miss{display:flex;gap:14px;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:10px;margin:8px 0}
 .miss img{max-width:160px;max-height:260px;border:1px solid #ddd}.miss pre{font-size:12px;margin:0;white-space:pre-wrap}
 .kind{display:inline-block;font-size:11px;padding:0 5px;border-radius:3px;background:#eef;margin-right:4px}
+#verdict{background:#fff;border:1px solid #d6dbe3;border-left:5px solid #1f5fa8;border-radius:6px;padding:6px 18px 10px;margin-top:14px}
+#verdict h2{margin-top:10px}#verdict h3{margin:14px 0 4px}#verdict ul{margin:4px 0;padding-left:20px}#verdict li{margin:3px 0}
+#verdict li.win{color:inherit;font-weight:normal}#verdict li.loss{color:inherit;font-weight:normal}
+#verdict li.win::marker{color:#1a7f37}#verdict li.loss::marker{color:#c62828}#verdict .money li.loss{color:#c62828}
+.sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:baseline}
+nav.toc{font-size:13px;margin:6px 0}nav.toc a{margin-right:12px}
 """
 
 
@@ -151,6 +161,15 @@ def _worst(misses: Sequence[Mapping[str, Any]]) -> str:
     return "".join(out)
 
 
+def scenario_label(stratum: str) -> str:
+    """``all`` -> the default assumptions spelled out; ``assumption=p=0.05`` -> ``p=0.05 (rest default)``."""
+    if stratum == "all":
+        return "default: p={p:g}, C_miss=${c_miss:g}, C_review=${c_review:g}".format(**DEFAULTS)
+    name = stratum.removeprefix("assumption=")
+    key, _, value = name.partition("=")
+    return f"{key}={'$' if key.startswith('c_') else ''}{value} (rest default)"
+
+
 def _cost_sweep(grouped, targets: Sequence[str]) -> str:
     decisions = grouped.get("decisions", {})
     scenarios = []
@@ -158,6 +177,7 @@ def _cost_sweep(grouped, targets: Sequence[str]) -> str:
         if stratum == "all" or stratum.startswith("assumption="):
             if any(m.startswith("expected_cost") for m in metrics):
                 scenarios.append(stratum)
+    scenarios.sort(key=lambda s: s != "all")  # the default first
     if not scenarios:
         return ""
     metric_names = sorted({m for s in scenarios for m in decisions[s] if m.startswith("expected_cost")
@@ -165,9 +185,12 @@ def _cost_sweep(grouped, targets: Sequence[str]) -> str:
     series: dict[str, list[float | None]] = {}
     for t in targets:
         for m in metric_names:
-            vals = [decisions[s].get(m, {}).get(t, {}).get("value") for s in scenarios]
-            if any(v is not None for v in vals):
-                series[f"{t} {m.removeprefix('expected_cost_')}"] = vals
+            rows_ = [decisions[s].get(m, {}).get(t) for s in scenarios]
+            if all(r is None for r in rows_):
+                continue
+            # A row that exists without a value is an unknown cost (drawn "unknown", never 0).
+            series[f"{t} at risk ≥ {m.rsplit('_', 1)[-1]}"] = [
+                r.get("value") if r is not None and r.get("supported", True) else None for r in rows_]
     approve = []
     for s in scenarios:
         v = None
@@ -177,40 +200,78 @@ def _cost_sweep(grouped, targets: Sequence[str]) -> str:
         approve.append(v)
     if not series:
         return ""
-    return f'<div class="card">{charts.cost_sweep_chart(scenarios, series, approve)}</div>'
+    labels = [scenario_label(s) for s in scenarios]
+    return (f'<div class="card">{charts.cost_sweep_chart(labels, series, approve)}</div>'
+            "<p class='meta'>p: share of receipts that are fake; C_miss: what a missed fake costs; "
+            "C_review: what reviewing a flagged receipt costs. A bar right of the black tick (approve "
+            "everything) means flagging at that threshold costs more than checking nothing.</p>")
+
+
+def _verdict(rows, targets_info) -> str:
+    v = verdict.build(rows, targets_info)
+    who = "".join(f"<li><span class='sw' style='background:{target_colour(w.split('`')[1])}'></span>"
+                  f"{verdict.to_html(w)}</li>" for w in v.who)
+    out = [f"<section id='verdict'><h2>Verdict</h2><ul>{who}</ul>"]
+    if not v.pairs:
+        out.append("<p>Only one target ran: nothing to compare it with. Add <code>null</code> or "
+                   "<code>meta</code> (no key needed) or a DIY target.</p>")
+    for p in v.pairs:
+        tally = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(p.tally.items()))
+        items = "".join(f"<li class='{_e(x.result)}'>{verdict.to_html(x.text)}</li>" for x in p.sentences)
+        rest = f"<li>{verdict.to_html(p.rest)}</li>" if p.rest else ""
+        out.append(f"<h3><code>{_e(p.ours)}</code> vs <code>{_e(p.other)}</code> "
+                   f"<span class='meta'>({_e(tally)})</span></h3><ul>{items}{rest}</ul>")
+    if v.money_head:
+        items = "".join(f"<li class='{_e(x.result)}'>{verdict.to_html(x.text)}</li>" for x in v.money)
+        out.append(f"<h3>Money</h3><p>{verdict.to_html(v.money_head)}</p><ul class='money'>{items}</ul>")
+    out.append("<p class='meta'>A win or loss only when the 95% intervals don't overlap (latency and cost: "
+               "at least 1.2x apart), never on fewer than 10 cases. Intervals are rounded outward.</p></section>")
+    return "".join(out)
 
 
 def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]],
            details: Mapping[str, Any], meta: Mapping[str, Any],
-           real_rows: Sequence[Mapping[str, Any]] | None = None) -> str:
-    """The page; with ``real_rows`` (the real track's rows) it opens with synthetic | real."""
+           real_rows: Sequence[Mapping[str, Any]] | None = None, *,
+           targets_info: Sequence[Mapping[str, Any]] | None = None,
+           cases: Mapping[str, Any] | None = None) -> str:
+    """The page; with ``real_rows`` (the real track's rows) it opens with synthetic | real.
+    ``targets_info``: rows.json's header targets (id, kind, ...), for the verdict;
+    ``cases``: cases.json, for the per-case viewer."""
     grouped = _group(rows)
     targets = list(dict.fromkeys(r["target"] for r in rows))
     tasks = [t for t in TASK_ORDER if t in grouped] + [t for t in grouped if t not in TASK_ORDER]
-    parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>"]
+    info = list(targets_info) if targets_info else [{"id": t, "kind": "other"} for t in targets]
+    toc = ("<nav class='toc'><a href='#verdict'>Verdict</a><a href='#headline'>Headline</a>"
+           "<a href='#findings'>Findings</a><a href='#curves'>Curves</a><a href='#cost'>Cost</a>"
+           "<a href='#worst'>Worst misses</a><a href='#cases'>Cases</a></nav>")
+    parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>{toc}",
+             _verdict(rows, info)]
     if real_rows is not None:
         parts.append(tracks.section(rows, real_rows, meta))
         parts.append("<h2>Synthetic track</h2><p class='meta'>Everything below is the synthetic "
                      "suite; the real track's own page is real/report.html.</p>")
-    parts.append("<h2>Headline (stratum “all”)</h2>")
+    parts.append("<h2 id='headline'>Headline (stratum “all”)</h2>")
     for task in tasks:
         metrics = grouped[task].get("all", {})
         if not metrics:
             continue
         parts.append(f"<h3 id='task-{_e(task)}'>{_e(task)}</h3><div class='grid'>"
                      f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>")
-    parts.append("<h2>Findings: our targets vs each baseline</h2>" + _findings(findings))
+    parts.append("<h2 id='findings'>Findings: our targets vs each baseline</h2>" + _findings(findings))
     figs = []
     if details.get("roc"):
-        curves = {t: (c["fpr"], c["tpr"], c.get("auc")) for t, c in details["roc"].items()}
+        auc = {r["target"]: r for r in rows if r["task"] == "authenticity" and r["metric"] == "roc_auc"
+               and r["stratum"] == "all" and r.get("value") is not None}
+        curves = {t: (c["fpr"], c["tpr"], num(auc[t]["value"], auc[t].get("lo"), auc[t].get("hi"))
+                      if t in auc else None) for t, c in details["roc"].items()}
         figs.append(f"<div class='card'>{charts.roc_chart(curves)}</div>")
     if details.get("reliability"):
         figs.append(f"<div class='card'>{charts.reliability_chart(details['reliability'])}</div>")
     if figs:
-        parts.append("<h2>Authenticity curves</h2><div class='grid'>" + "".join(figs) + "</div>")
+        parts.append("<h2 id='curves'>Authenticity curves</h2><div class='grid'>" + "".join(figs) + "</div>")
     sweep = _cost_sweep(grouped, targets)
     if sweep:
-        parts.append("<h2>Expected cost</h2>" + sweep)
+        parts.append("<h2 id='cost'>Expected cost</h2>" + sweep)
     if details.get("latency"):
         parts.append("<h2>Latency</h2><div class='card'>" + charts.latency_chart(details["latency"]) + "</div>")
     parts.append("<h2>Strata</h2>")
@@ -220,8 +281,9 @@ def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, An
             continue
         inner = "".join(f"<h3>{_e(s)}</h3>{_table(grouped[task][s], targets)}" for s in strata)
         parts.append(f"<details><summary>{_e(task)} ({len(strata)} strata)</summary>{inner}</details>")
-    parts.append("<h2>Worst misses</h2>" + _worst(details.get("worst", [])))
+    parts.append("<h2 id='worst'>Worst misses</h2>" + _worst(details.get("worst", [])))
+    parts.append(viewer.section(cases))
     body = "".join(parts)
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width,initial-scale=1'>"
-            f"<title>RA-Bench report</title><style>{CSS}{tracks.CSS if real_rows is not None else ''}</style></head><body><main>{body}</main></body></html>")
+            f"<title>RA-Bench report</title><style>{CSS}{viewer.CSS}{tracks.CSS if real_rows is not None else ''}</style></head><body><main>{body}</main></body></html>")

@@ -79,6 +79,9 @@ def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -
         "Definitions: docs/methodology.md.",
         "",
     ]
+    from rabench.report.verdict import build as build_verdict, to_markdown
+
+    lines += to_markdown(build_verdict(doc.rows, doc.header.targets))
     if real is not None:
         lines += tracks_section(doc, real, real_origin)
         lines += ["# Synthetic track", ""]

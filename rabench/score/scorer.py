@@ -7,6 +7,7 @@ load (refusing mismatches) -> per-run facts -> per-task rows -> findings.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ class ScoreResult:
     doc: output.RowsFile
     timings: dict[str, float] = field(default_factory=dict)
     details: dict | None = None  # details.json: curves, latency samples, worst misses
+    inp: ScoreInput | None = None  # what was scored: cases.json (the report's per-case viewer) reads it
 
     @property
     def rows(self) -> list[Row]:
@@ -77,10 +79,12 @@ def score_input(inp: ScoreInput, *, with_details: bool = True) -> ScoreResult:
         bootstrap_resamples=N_BOOT, min_stratum_cases=MIN_STRATUM,
     )
     t0 = time.perf_counter()
-    extra = details(inp, facts_by_target) if with_details else None
+    with warnings.catch_warnings():  # Pillow's warnings about a thumbnail's file are not the user's business
+        warnings.filterwarnings("ignore", module="PIL")
+        extra = details(inp, facts_by_target) if with_details else None
     timings["details"] = time.perf_counter() - t0
     return ScoreResult(doc=output.RowsFile(header=header, rows=rows, findings=found), timings=timings,
-                       details=extra)
+                       details=extra, inp=inp if with_details else None)
 
 
 def score_runs(run_dirs: list[str]) -> ScoreResult:
@@ -103,4 +107,8 @@ def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]
     md_path.write_text(render(result.doc), encoding="utf-8")
     if result.details is not None:
         (out / "details.json").write_bytes(msgspec.json.encode(result.details) + b"\n")
+    if result.inp is not None:
+        from rabench.report import casedata
+
+        casedata.write(result.inp, out)
     return rows_path, md_path

@@ -66,8 +66,11 @@ def test_report_is_deterministic_and_self_contained(scored, tmp_path):
     assert main(["report", str(copy)]) == 0
     assert (copy / "report.html").read_bytes() == first
     text = first.decode()
-    assert "<script" not in text
     import re
+
+    # The viewer's script and data are inline: no script is loaded from anywhere.
+    assert re.findall(r"<script[^>]*\bsrc=", text) == []
+    assert text.count("<script") == 2  # the cases data (JSON) and the viewer
 
     # Nothing to fetch: no src/href pointing anywhere but inline data (SVG namespaces aren't loads).
     refs = re.findall(r"""(?:src|href)=["']([^"'#][^"']*)["']""", text)
@@ -104,7 +107,7 @@ def test_report_in_headless_chromium_has_rows_charts_and_no_console_errors(score
         page.goto((scored / "report.html").resolve().as_uri())
         # Headline tables: one row per (task, metric) in stratum "all", plus a header per table.
         headline_rows = page.evaluate(
-            """() => { let n = 0; let h = document.querySelector('h2:nth-of-type(1)');
+            """() => { let n = 0; let h = document.getElementById('headline');
             for (let el = h.nextElementSibling; el && el.tagName !== 'H2'; el = el.nextElementSibling)
               n += el.querySelectorAll('table tr').length - el.querySelectorAll('table').length;
             return n; }""")
