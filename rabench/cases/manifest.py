@@ -19,11 +19,19 @@ from pathlib import Path
 import msgspec
 
 from rabench.contracts import Case, SuiteHeader
+from rabench.contracts.version import UNVERSIONED, check_version
 from rabench.errors import UserError
 
 MANIFEST = "manifest.jsonl"
 _case_decoder = msgspec.json.Decoder(Case)
 _header_decoder = msgspec.json.Decoder(SuiteHeader)
+
+
+class _Version(msgspec.Struct):
+    contracts_version: object = UNVERSIONED
+
+
+_version_decoder = msgspec.json.Decoder(_Version)
 
 
 class _DuplicateKey(Exception):
@@ -175,6 +183,11 @@ def read_header(manifest: Path) -> SuiteHeader:
         first = fh.readline()
     if not first.strip():
         raise UserError(f"{manifest}:1: empty manifest: the first line must be a suite header")
+    try:
+        found = _version_decoder.decode(first).contracts_version
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        found = UNVERSIONED  # not even an object: the header decoder below names the problem
+    check_version(found, f"{manifest}:1", "make the suite again with this rabench (cases generate / import)")
     try:
         return _header_decoder.decode(first)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:

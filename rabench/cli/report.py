@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 
+from rabench.contracts.files import read_details, read_rows
 from rabench.errors import UserError
 
 REAL_TRACK = "real"  # REPORT_DIR/real/: the real track's scored rows (rabench bench --real)
@@ -22,13 +23,7 @@ def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list, str, str]
 
     record = real_path.parent / "track.json"
     origin = describe(msgspec.json.decode(record.read_bytes())) if record.is_file() else ""
-    docs = []
-    for path in (report_dir / "rows.json", real_path):
-        try:
-            docs.append(decode(path.read_bytes()))
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise UserError(f"{path}: not a rows.json file ({exc})") from None
-    main_doc, real_doc = docs
+    main_doc, real_doc = (decode(path.read_bytes(), str(path)) for path in (report_dir / "rows.json", real_path))
     (report_dir / "report.md").write_text(render_md(main_doc, real_doc, origin), encoding="utf-8")
     return msgspec.to_builtins(real_doc.rows), real_doc.header.suite_name, origin
 
@@ -39,16 +34,16 @@ def build(report_dir: Path) -> Path:
     rows_path = report_dir / "rows.json"
     if not rows_path.is_file():
         raise UserError(f"{report_dir}: no rows.json here (run `rabench score ... --out {report_dir}` first)")
-    try:
-        doc = msgspec.json.decode(rows_path.read_bytes())
-        rows, findings, header = doc["rows"], doc.get("findings", []), doc.get("header", {})
-    except (msgspec.DecodeError, KeyError, TypeError) as exc:
-        raise UserError(f"{rows_path}: not a rows.json file ({exc})") from None
+    # Typed at the edge (contracts_version checked, unknown keys refused), then handed to
+    # the page renderer as plain values.
+    typed = read_rows(rows_path)
+    doc = msgspec.to_builtins(typed)
+    rows, findings, header = doc["rows"], doc["findings"], doc["header"]
     real_path = report_dir / REAL_TRACK / "rows.json"
     real_rows, real_suite, origin = (_with_real_track(report_dir, real_path) if real_path.is_file()
                                      else (None, "?", ""))
     details_path = report_dir / "details.json"
-    details = msgspec.json.decode(details_path.read_bytes()) if details_path.is_file() else {}
+    details = msgspec.to_builtins(read_details(details_path)) if details_path.is_file() else {}
     cases_path = report_dir / "cases.json"
     try:
         cases = msgspec.json.decode(cases_path.read_bytes()) if cases_path.is_file() else None

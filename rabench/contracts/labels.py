@@ -39,6 +39,8 @@ class LineItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Authenticity(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Genuine or fake; for a fake, its class and the fields it changed."""
+
     verdict: Literal["genuine", "fake"]
     fake_class: FakeClass | None = None
     # Fields the fake changed (ai_inpaint, hand_edit, pdf_edit): drive "edited field named".
@@ -48,6 +50,9 @@ class Authenticity(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class ReceiptLabel(
     msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="suite", tag="receipt"
 ):
+    """A receipt's ground truth: authenticity, provenance, the printed fields (absent = not
+    labelled, null = not shown), line items and whether the amounts add up."""
+
     authenticity: Authenticity
     provenance: Provenance = "none"
     merchant: str | None | UnsetType = UNSET

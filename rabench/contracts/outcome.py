@@ -13,7 +13,10 @@ Status = Literal["ok", "error", "refusal", "timeout", "invalid_output"]
 STATUSES: tuple[str, ...] = ("ok", "error", "refusal", "timeout", "invalid_output")
 
 
-class Outcome(msgspec.Struct, frozen=True, omit_defaults=True):
+class Outcome(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+    """One line of ``runs/ID/outcomes.jsonl``: one call of one target on one case and repetition,
+    its status, attempts, latency, the verdict (when ok) or the error, and the usage."""
+
     run_id: str
     case_id: str
     target: str
@@ -30,7 +33,7 @@ class Outcome(msgspec.Struct, frozen=True, omit_defaults=True):
     cached: bool = False
 
 
-class Capabilities(msgspec.Struct, frozen=True):
+class Capabilities(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What a target can do by construction; the scorer reports "not supported" otherwise."""
 
     checks: bool = False  # deterministic checks (totals_add_up)
@@ -38,7 +41,10 @@ class Capabilities(msgspec.Struct, frozen=True):
     proofs: bool = False  # verifiable findings (evidence task)
 
 
-class TargetInfo(msgspec.Struct, frozen=True, omit_defaults=True):
+class TargetInfo(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+    """A target as run.json records it: id, kind, capabilities, the pinned model, provider,
+    prompt version and settings (never a key)."""
+
     id: str  # "self", "null", "diy:openai:gpt-5"
     kind: Literal["self", "diy", "null", "other"]
     capabilities: Capabilities = Capabilities()
@@ -48,7 +54,7 @@ class TargetInfo(msgspec.Struct, frozen=True, omit_defaults=True):
     settings: dict[str, Any] = {}
 
 
-class RunManifest(msgspec.Struct, omit_defaults=True):
+class RunManifest(msgspec.Struct, forbid_unknown_fields=True):
     """``runs/ID/run.json``: enough to resume, to refuse a mismatched resume, and to score."""
 
     run_id: str

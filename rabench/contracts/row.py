@@ -9,7 +9,10 @@ import msgspec
 Interval = Literal["wilson", "bootstrap", "none"]
 
 
-class Row(msgspec.Struct, frozen=True, omit_defaults=True):
+class Row(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+    """One number of rows.json: a task's metric for one target in one stratum, with its unit
+    count n and, where it has one, a 95% interval (Wilson or seeded bootstrap)."""
+
     task: str  # extraction | checks | authenticity | duplicates | decisions | evidence | operations
     metric: str
     stratum: str  # "all" or "dimension=value"

@@ -24,7 +24,7 @@ CheckStatus = Literal["passed", "failed", "not_run"]
 MatchKind = Literal["exact", "perceptual", "text"]
 
 
-class Fields(msgspec.Struct, frozen=True, omit_defaults=True):
+class Fields(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
     """Extracted scalar fields; None means "not shown" / not found."""
 
     merchant: str | None = None
@@ -36,7 +36,7 @@ class Fields(msgspec.Struct, frozen=True, omit_defaults=True):
     receipt_number: str | None = None
 
 
-class Check(msgspec.Struct, frozen=True, omit_defaults=True):
+class Check(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
     """A deterministic check, e.g. ``totals_add_up``, with the numbers it used."""
 
     name: str
@@ -46,7 +46,7 @@ class Check(msgspec.Struct, frozen=True, omit_defaults=True):
     detail: str = ""
 
 
-class Reason(msgspec.Struct, frozen=True, omit_defaults=True):
+class Reason(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
     """One reason a reviewer reads. ``fields`` are the ``@field`` tags it points at."""
 
     text: str
@@ -56,7 +56,7 @@ class Reason(msgspec.Struct, frozen=True, omit_defaults=True):
     check: str | None = None  # name of the deterministic check this reason reports
 
 
-class Usage(msgspec.Struct, frozen=True, omit_defaults=True):
+class Usage(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
     """Model usage and what this one check cost (None = unknown, never 0 by default)."""
 
     model: str | None = None
@@ -66,7 +66,10 @@ class Usage(msgspec.Struct, frozen=True, omit_defaults=True):
     model_cost_usd: float | None = None  # model tokens x list price
 
 
-class Verdict(msgspec.Struct, frozen=True, omit_defaults=True):
+class Verdict(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+    """What a target answers for one case: fields, line items, checks, risk, reasons (most
+    specific first), whether it saw the receipt before, usage and run diagnostics."""
+
     fields: Fields = Fields()
     line_items: list[LineItem] | None = None
     checks: list[Check] = []

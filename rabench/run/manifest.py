@@ -18,6 +18,7 @@ import msgspec
 
 from rabench import __version__
 from rabench.contracts import RunManifest, TargetInfo
+from rabench.contracts.files import decode_run_manifest
 from rabench.errors import UserError
 
 RUN_JSON = "run.json"
@@ -72,11 +73,12 @@ def new_manifest(
 def read_manifest(run_dir: Path) -> RunManifest:
     path = run_dir / RUN_JSON
     try:
-        return msgspec.json.decode(path.read_bytes(), type=RunManifest)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise UserError(f"{run_dir}: no {RUN_JSON}; nothing to resume (drop --resume to start a run)") from None
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise UserError(f"{path}: not a readable run manifest: {exc}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return decode_run_manifest(data, str(path))
 
 
 def write_manifest(run_dir: Path, manifest: RunManifest) -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 import base64
 import io
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import numpy as np
 
+from rabench.cases.manifest import SymlinkLoop, resolve_in_suite
+from rabench.contracts import Case, Outcome
+from rabench.contracts.details import DetailsFile, MissReason, ReliabilityBin, RocCurve, WorstMiss
 from rabench.score.load import ScoreInput, TargetRuns
 from rabench.score.reduce import RunFacts
 from rabench.score.tasks.decisions import N_BINS, risk_bins
@@ -39,7 +41,7 @@ def roc_points(scores: np.ndarray, fake: np.ndarray, weight: np.ndarray) -> tupl
     return [0.0, *np.round(fp, 6).tolist()], [0.0, *np.round(tp, 6).tolist()]
 
 
-def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list[dict[str, float]]:
+def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list[ReliabilityBin]:
     """Equal-width bins over runs with a risk: mean risk, share fake, runs in the bin."""
     # The calibration_error row's bins (by comparison with the edges k/10).
     idx = risk_bins(risk) if bins == N_BINS else np.minimum((risk * bins).astype(int), bins - 1)
@@ -47,11 +49,11 @@ def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list
     for b in range(bins):
         m = idx == b
         n = int(m.sum())
-        out.append({
-            "lo": b / bins, "hi": (b + 1) / bins, "n": n,
-            "mean_risk": round(float(risk[m].mean()), 6) if n else 0.0,
-            "share_fake": round(float(fake[m].mean()), 6) if n else 0.0,
-        })
+        out.append(ReliabilityBin(
+            lo=b / bins, hi=(b + 1) / bins, n=n,
+            mean_risk=round(float(risk[m].mean()), 6) if n else 0.0,
+            share_fake=round(float(fake[m].mean()), 6) if n else 0.0,
+        ))
     return out
 
 
@@ -80,7 +82,18 @@ def thumbnail(path: Path, media_type: str) -> str | None:
         return None
 
 
-def _label_text(case) -> str:
+def case_path(suite_dir: Path | None, case: Case) -> Path | None:
+    """The case file through the suite-path resolver (never a path joined from a raw id or
+    file name): None outside the suite, through a symlink out of it or a loop, or with no suite."""
+    if suite_dir is None:
+        return None
+    try:
+        return resolve_in_suite(suite_dir, case.file)
+    except SymlinkLoop:
+        return None
+
+
+def _label_text(case: Case) -> str:
     lab = case.label
     a = lab.authenticity
     head = a.verdict if a.fake_class is None else f"{a.verdict} ({a.fake_class})"
@@ -90,7 +103,7 @@ def _label_text(case) -> str:
     return f"{head}; provenance {lab.provenance}\n{covered}"
 
 
-def _verdict_text(oc) -> str:
+def _verdict_text(oc: Outcome) -> str:
     if oc.verdict is None:
         return f"{oc.status}: {oc.error or ''}"[:400]
     v = oc.verdict
@@ -98,7 +111,7 @@ def _verdict_text(oc) -> str:
     return f"risk {v.risk if v.risk is not None else 'none'}\n{fields}"
 
 
-def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[dict[str, Any]]:
+def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[WorstMiss]:
     cases = inp.cases
     base = cases.is_base[facts.case]
     fake = cases.is_fake[facts.case]
@@ -130,18 +143,22 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[dict[str, An
     for i, why in picks:
         oc = t.outcomes[i]
         case = cases.cases[facts.case[i]]
-        path = (inp.suite_dir / case.file) if inp.suite_dir else None
-        out.append({
-            "target": t.id, "case_id": case.id, "repetition": oc.repetition, "why": why,
-            "thumbnail": thumbnail(path, case.media_type) if path else None,
-            "label": _label_text(case), "verdict": _verdict_text(oc),
-            "reasons": [{"kind": r.kind, "text": r.text[:300]} for r in (oc.verdict.reasons if oc.verdict else [])[:5]],
-        })
+        path = case_path(inp.suite_dir, case)
+        out.append(WorstMiss(
+            target=t.id, case_id=case.id, repetition=oc.repetition, why=why,
+            thumbnail=thumbnail(path, case.media_type) if path else None,
+            label=_label_text(case), verdict=_verdict_text(oc),
+            reasons=[MissReason(kind=r.kind, text=r.text[:300])
+                     for r in (oc.verdict.reasons if oc.verdict else [])[:5]],
+        ))
     return out
 
 
-def details(inp: ScoreInput, facts_by_target: dict[str, RunFacts]) -> dict[str, Any]:
-    roc, rel, lat, worst = {}, {}, {}, []
+def details(inp: ScoreInput, facts_by_target: dict[str, RunFacts]) -> DetailsFile:
+    roc: dict[str, RocCurve] = {}
+    rel: dict[str, list[ReliabilityBin]] = {}
+    lat: dict[str, list[float]] = {}
+    worst: list[WorstMiss] = []
     for t in inp.targets:
         facts = facts_by_target[t.id]
         base = inp.cases.is_base[facts.case]
@@ -149,7 +166,7 @@ def details(inp: ScoreInput, facts_by_target: dict[str, RunFacts]) -> dict[str, 
         score = np.where(np.isnan(facts.risk), 0.5, facts.risk)[base]
         fpr, tpr = roc_points(score, fake[base], facts.w[base])
         if fpr:
-            roc[t.id] = {"fpr": fpr, "tpr": tpr}
+            roc[t.id] = RocCurve(fpr=fpr, tpr=tpr)
         has = base & ~np.isnan(facts.risk)
         if has.any():
             rel[t.id] = reliability_bins(facts.risk[has], fake[has].astype(float))
@@ -158,4 +175,4 @@ def details(inp: ScoreInput, facts_by_target: dict[str, RunFacts]) -> dict[str, 
             step = max(1, ok.size // MAX_LATENCY_SAMPLES)
             lat[t.id] = np.round(np.sort(ok)[::step], 6).tolist()
         worst += _worst(t, facts, inp)
-    return {"format": "rabench.details/1", "roc": roc, "reliability": rel, "latency": lat, "worst": worst}
+    return DetailsFile(roc=roc, reliability=rel, latency=lat, worst=worst)

@@ -13,11 +13,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-import msgspec
-
 from rabench.contracts import Row
+from rabench.contracts.rows import Finding, FindingResult
 from rabench.score.load import TargetRuns
 from rabench.score.metrics import BY_KEY, ORDER
 from rabench.score.rows import ALL, MIN_STRATUM
@@ -26,18 +23,7 @@ RATIO = 1.2
 # "At least 1.2 times" compared with a relative slack for binary float error:
 # 0.102 / 0.085 == 1.1999999999999997, though 0.102 is exactly 1.2 x 0.085.
 RATIO_SLACK = 1e-9
-Result = Literal["win", "loss", "tie", "not_supported"]
-
-
-class Finding(msgspec.Struct, frozen=True, omit_defaults=True):
-    task: str
-    metric: str
-    target: str  # ours (kind "self")
-    baseline: str
-    result: Result  # from our target's side
-    reason: str
-    value: float | None = None
-    baseline_value: float | None = None
+Result = FindingResult
 
 
 def compare(ours: Row, base: Row) -> tuple[Result, str]:

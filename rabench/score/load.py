@@ -18,9 +18,9 @@ import numpy as np
 from rabench.cases.manifest import open_suite
 from rabench.contracts import Case, Outcome, RunManifest, TargetInfo
 from rabench.contracts.case import id_key
+from rabench.contracts.files import read_run_manifest
 from rabench.errors import UserError
 
-_manifest_decoder = msgspec.json.Decoder(RunManifest)
 _outcome_decoder = msgspec.json.Decoder(Outcome)
 
 
@@ -74,10 +74,7 @@ def read_manifest(run_dir: Path) -> RunManifest:
     path = run_dir / "run.json"
     if not path.is_file():
         raise UserError(f"{run_dir}: no run.json here (is this a runs/ID folder?)")
-    try:
-        return _manifest_decoder.decode(path.read_bytes())
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise UserError(f"{path}: not a valid run manifest: {str(exc).replace('`', '')}") from None
+    return read_run_manifest(path)
 
 
 def suite_domain(meta: dict[str, Any]) -> str | None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import msgspec
 
-from rabench.contracts import CONTRACTS_VERSION, Row, TargetInfo
-from rabench.score.findings import Finding
+from rabench.contracts import Row
+from rabench.contracts.files import decode_rows
+from rabench.contracts.rows import RowsFile, RowsHeader, RunRef
 from rabench.score.metrics import ORDER, TASKS
 
 SCORER_VERSION = "0.2.0-2"  # RA-Bench 0.2.0 definitions, scorer revision 2 (spec audit, issue 7)
@@ -18,33 +19,14 @@ SPEC = "RA-Bench 0.2.0"
 FORMAT = "rabench.rows/1"
 
 
-class RunRef(msgspec.Struct, frozen=True):
-    run_id: str
-    targets: list[str]
-    repetitions: int
-    price_date: str | None = None
+Header = RowsHeader  # the name this module used before the contract moved
 
 
-class Header(msgspec.Struct, frozen=True):
-    format: str
-    spec: str
-    contracts_version: int
-    scorer_version: str
-    suite_name: str
-    suite_manifest_sha256: str
-    runs: list[RunRef]
-    targets: list[TargetInfo]
-    bootstrap_resamples: int
-    min_stratum_cases: int
+__all__ = ["FORMAT", "SCORER_VERSION", "SPEC", "Header", "RowsFile", "RowsHeader", "RunRef", "decode", "encode",
+           "sort_key"]
 
 
-class RowsFile(msgspec.Struct, frozen=True):
-    header: Header
-    rows: list[Row]
-    findings: list[Finding]
-
-
-def sort_key(row: Row) -> tuple:
+def sort_key(row: Row) -> tuple[int, str, int, tuple[int, str]]:
     stratum_rank = (0, "") if row.stratum == "all" else (1, row.stratum)
     return (TASKS.index(row.task), row.target, ORDER[(row.task, row.metric)], stratum_rank)
 
@@ -54,5 +36,6 @@ def encode(doc: RowsFile) -> bytes:
     return msgspec.json.format(raw, indent=1) + b"\n"
 
 
-def decode(data: bytes) -> RowsFile:
-    return msgspec.json.decode(data, type=RowsFile)
+def decode(data: bytes, where: str = "rows.json") -> RowsFile:
+    """Version-checked, unknown fields refused: a one-line UserError otherwise."""
+    return decode_rows(data, where)

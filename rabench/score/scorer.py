@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from rabench.contracts import CONTRACTS_VERSION, Row
+from rabench.contracts.details import DetailsFile
 from rabench.score import output
 from rabench.score.details import details
 from rabench.score.findings import Finding, findings
@@ -30,7 +31,7 @@ TASK_MODULES = (extraction, checks, authenticity, duplicates, decisions, evidenc
 class ScoreResult:
     doc: output.RowsFile
     timings: dict[str, float] = field(default_factory=dict)
-    details: dict | None = None  # details.json: curves, latency samples, worst misses
+    details: DetailsFile | None = None  # details.json: curves, latency samples, worst misses
     inp: ScoreInput | None = None  # what was scored: cases.json (the report's per-case viewer) reads it
 
     @property

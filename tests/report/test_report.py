@@ -42,11 +42,11 @@ def test_reliability_bins_match_a_slow_reference():
     got = reliability_bins(risk, fake)
     for b, row in enumerate(got):
         members = [i for i in range(500) if min(int(risk[i] * 10), 9) == b]
-        assert row["n"] == len(members)
+        assert row.n == len(members)
         if members:
-            assert row["mean_risk"] == pytest.approx(np.mean(risk[members]), abs=1e-6)
-            assert row["share_fake"] == pytest.approx(np.mean(fake[members]), abs=1e-6)
-    assert sum(r["n"] for r in got) == 500
+            assert row.mean_risk == pytest.approx(np.mean(risk[members]), abs=1e-6)
+            assert row.share_fake == pytest.approx(np.mean(fake[members]), abs=1e-6)
+    assert sum(r.n for r in got) == 500
 
 
 def test_thumbnail_of_an_image_and_of_garbage(tmp_path):

@@ -440,7 +440,7 @@ def test_report_details_never_call_a_run_without_a_risk_a_false_flag(tmp_path):
     cases = [case("g0", genuine()), case("g1", genuine()), case("f0", fake()), case("f1", fake())]
     outcomes = [failed("g0"), ok("g1", risk=0.8), failed("f0", status="timeout"), ok("f1", risk=0.3)]
     _, result = score(tmp_path, cases, outcomes)
-    worst = {(w["case_id"], w["why"]) for w in result.details["worst"]}
+    worst = {(w.case_id, w.why) for w in result.details.worst}
     assert worst == {("g1", "false flag, risk 0.80"), ("f1", "missed fake, risk 0.30")}
 
 
