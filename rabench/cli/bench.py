@@ -26,6 +26,9 @@ from rabench.contracts.targets_config import TargetsConfig, read_targets_config
 from rabench.errors import UserError
 
 DEFAULT_CONFIG = Path("bench/targets.toml")
+# Baselines that need no key, so the first report compares something (docs/targets.md):
+# `meta` reads only file metadata (rabench/targets/meta.py); `null` answers nothing, the floor.
+NO_KEY_BASELINES = ("meta", "null")
 DOMAIN_TAG = "domain"
 REAL_SEED = 1  # the real track's forgery seed: fixed, recorded in the forged suite and the report
 
@@ -153,25 +156,12 @@ def available_targets(config: TargetsConfig, requested: list[str] | None) -> tup
 def _headline(rows_path: Path, title: str = "") -> None:
     import msgspec
 
+    from rabench.report.console import headline_table
+
     doc = msgspec.json.decode(rows_path.read_bytes())
-    rows = [r for r in doc["rows"] if r["stratum"] == "all"]
-    targets = list(dict.fromkeys(r["target"] for r in rows))
     if title:
         print(f"\n{title}:", end="")
-    print("\n" + f"{'task':<13} {'metric':<34} " + " ".join(f"{t[:26]:>26}" for t in targets))
-    cells: dict[tuple[str, str], dict[str, str]] = {}
-    for r in rows:
-        if not r.get("supported", True):
-            text = "not supported"
-        elif r.get("value") is None:
-            text = "–"
-        elif r.get("lo") is not None:
-            text = f"{r['value']:.3f} [{r['lo']:.2f},{r['hi']:.2f}]"
-        else:
-            text = f"{r['value']:.4g}"
-        cells.setdefault((r["task"], r["metric"]), {})[r["target"]] = text
-    for (task, metric), by_t in cells.items():
-        print(f"{task:<13} {metric[:34]:<34} " + " ".join(f"{by_t.get(t, ''):>26}" for t in targets))
+    print("\n" + headline_table(doc["rows"]))
 
 
 def _runs(suite_dir: Path, prefix: str, targets: list[str], args: argparse.Namespace,
@@ -218,6 +208,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"== targets: {note}")
     if not targets:
         raise UserError("no target to run (all DIY targets lack keys and 'self' was not asked for)")
+    if not args.no_baselines and (requested is None or len(targets) < 2):
+        added = [b for b in NO_KEY_BASELINES if b not in targets]
+        targets += added
+        if added:
+            print(f"== targets: added the no-key baselines {' and '.join(added)} (metadata-only rules; "
+                  "the empty-answer floor), so the report compares something; --no-baselines leaves them out")
     # The real folder is checked first: a wrong path fails in a second, not after the synthetic runs.
     track = bench_real.plan(args.real, args.real_format, args.real_seed) if args.real else None
     run_id = args.run_id or time.strftime("%Y%m%d-%H%M%S")
@@ -256,7 +252,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Generate the test split of the suite (or reuse it from cases/<size>-test), run the "
             "'self' engine with 2 repetitions plus every DIY target listed in [bench] targets of "
-            "the config whose API key is present in the environment (the skipped ones are named), "
+            "the config whose API key is present in the environment (the skipped ones are named) "
+            "and the no-key baselines meta (metadata-only rules) and null (the empty-answer floor), "
             "score, write reports/<run-id>/{rows.json,report.md,report.html} and print the "
             "headline table. With --real DIR, also import DIR (cached in cases/real-<name>-<key>/ "
             "by its content, cases tagged domain=real), forge fakes and genuine controls from it "
@@ -272,6 +269,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(default: [bench] targets in the config)")
     p.add_argument("--repeat", type=int, default=2, help="repetitions for self (default 2)")
     p.add_argument("--diy-repeat", type=int, default=1, help="repetitions for DIY targets (default 1)")
+    p.add_argument("--no-baselines", action="store_true",
+                   help="don't add the no-key baselines meta and null (added by default, and whenever "
+                        "fewer than two targets would run)")
     p.add_argument("--config", default=str(DEFAULT_CONFIG), help="targets config (default bench/targets.toml)")
     p.add_argument("--run-id", help="run id (default: the current time); reuse one to resume")
     p.add_argument("--real", metavar="DIR",

@@ -21,6 +21,7 @@ from rabench.targets.base import Target
 # kind -> "module:factory"; factory(target_id, config) -> Target
 FACTORIES = {
     "null": "rabench.targets.null:make_null_target",
+    "meta": "rabench.targets.meta:make_meta_target",
     "self": "rabench.engine.target:make_self_target",
     "diy": "rabench.targets.diy:make_diy_target",
 }
@@ -31,7 +32,7 @@ def parse_target_id(target_id: str) -> tuple[str, str | None, str | None]:
 
     The model part may itself contain ':' or '/' (``diy:gateway:openai/gpt-5``).
     """
-    if target_id in ("null", "self") or target_id.startswith(("null:", "self:")):
+    if target_id in ("null", "self", "meta") or target_id.startswith(("null:", "self:", "meta:")):
         kind, _, rest = target_id.partition(":")
         return kind, None, rest or None
     if target_id.startswith("diy:"):
@@ -39,7 +40,7 @@ def parse_target_id(target_id: str) -> tuple[str, str | None, str | None]:
         if len(parts) == 3 and parts[1] and parts[2]:
             return "diy", parts[1], parts[2]
     raise UserError(
-        f"unknown target {target_id!r}: use 'self', 'null' or 'diy:<provider>:<model>'"
+        f"unknown target {target_id!r}: use 'self', 'null', 'meta' or 'diy:<provider>:<model>'"
     )
 
 

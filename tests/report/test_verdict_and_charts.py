@@ -130,3 +130,18 @@ def test_cost_chart_writes_unknown_and_zero_and_names_the_default_scenario():
                                   {"self at risk ≥ 0.5": [0.0, 120.0], "null at risk ≥ 0.5": [None, 50.0]},
                                   [1000.0, 5000.0])
     assert "unknown" in svg and "$0" in svg and "approve everything" in svg
+
+
+def test_console_headline_keeps_names_whole_and_values_inside_intervals():
+    from rabench.report.console import headline_table
+
+    long_metric = "expected_cost_per_1000_approve_everything"
+    rows = [_row(GPT, "authenticity", "roc_auc", 0.998, 0.9951, 1.0),
+            _row("self", "authenticity", "roc_auc", 0.9, 0.85, 0.94),
+            _row("self", "decisions", long_metric, 1000.0, n=0),
+            _row("self", "authenticity", "roc_auc", 0.5, 0.4, 0.6, stratum="capture=photo")]
+    text = headline_table(rows)
+    assert GPT in text.splitlines()[0] and long_metric in text
+    assert "0.998 [0.995, 1.000]" in text and "0.500" not in text  # only stratum "all"
+    for v, a, b in re.findall(r"(\d\.\d+) \[(\d\.\d+), (\d\.\d+)\]", text):
+        assert float(a) <= float(v) <= float(b)
