@@ -39,6 +39,28 @@ _BROKEN = re.compile(r"(\d)([.,])( {1,2})(\d{2})(?=\s*$|\s{2})")
 
 
 _O_FOR_ZERO = re.compile(r"(?:(?<=[\s$:])|(?<=RM))[Oo](?=[.,]\d{2}(?!\d))")
+# OCR reads digits of a printed amount as look-alike letters: O/o/D for 0, l/I/| for 1, S for 5,
+# B for 8 ("2.5O", "l2.50", "1S.50", "1B.50"). Only inside a token shaped like an amount (digits,
+# one decimal mark, two decimals), standing alone or after a currency sign or code, with at least
+# two real digits and at most two letters; a leading "S" stays the dollar sign OCR makes of "$".
+_CONFUSABLE = "0-9OoDlI|SB"
+_LOOKALIKE_AMOUNT = re.compile(
+    r"(?:(?<=[\s$€£:(])|(?<=^)|(?<=RM)|(?<=EUR)|(?<=Rp))"
+    r"([" + _CONFUSABLE + r"]{1,7}(?:[.,][" + _CONFUSABLE + r"]{3})*[.,][0-9Oo]{2})(?![A-Za-z0-9.,])"
+)
+_LOOKALIKE = str.maketrans({"O": "0", "o": "0", "D": "0", "l": "1", "I": "1", "|": "1", "S": "5", "B": "8"})
+
+
+def _digits_for_lookalikes(text: str) -> str:
+    def fix(m: re.Match[str]) -> str:
+        tok = m.group(1)
+        letters = sum(not ch.isdigit() and ch not in ".," for ch in tok)
+        digits = sum(ch.isdigit() for ch in tok)
+        if letters == 0 or letters > 2 or digits < 2 or tok[0] in "SB" or tok[0] in "Oo" and tok[1:2].isdigit():
+            return tok
+        return tok.translate(_LOOKALIKE)
+
+    return _LOOKALIKE_AMOUNT.sub(fix, text)
 
 
 class Amount(msgspec.Struct, frozen=True):
@@ -105,6 +127,7 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
     # (same length, offsets kept)
     text = _BROKEN.sub(lambda m: m.group(1) + m.group(2) + m.group(4) + m.group(3), text)
     text = _O_FOR_ZERO.sub("0", text)  # "RMO.94": the letter O for a zero before the decimal mark
+    text = _digits_for_lookalikes(text)  # "RM2.5O", "l2.50", "1S.50": letters OCR made of digits
     for m in _AMOUNT_RE.finditer(text):
         num = m.group("num")
         start, end = m.start(), m.end()

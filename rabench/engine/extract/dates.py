@@ -88,11 +88,14 @@ _OTHER_PURPOSE = re.compile(
 _YMD_CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 # the year group may run on into a glued time ("30 Dec 1718:40:57", "05Jan201712:41pm"): see _year_and_time
 _DMONY = re.compile(
-    r"(?<![\d:])(\d{1,2})\.?[\s/-]*(?:de\s+)?(" + _MONTH_RE + r")(?![a-z])\.?,?[\s/-]*(?:de\s+)?'?(\d{2,6})(?!\d)", re.I
+    r"(?<!\d)(?<!\d:)(\d{1,2})\.?[\s/-]*(?:de\s+)?(" + _MONTH_RE + r")(?![a-z])\.?,?[\s/-]*(?:de\s+)?'?(\d{2,6})(?!\d)", re.I
 )
 _MONDY = re.compile(
     r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4,6})(?!\d)", re.I
 )
+# A till's transaction code with the date run into it, then the time ("0044001003625032018 13:11:54"):
+# read only when nothing else on the receipt is a date, and never as the base of a proof
+_GLUED_CODE_DATE = re.compile(r"(?<!\d)\d*?(\d{8})\s{0,2}(?=(?:[01]?\d|2[0-3]):[0-5]\d)")
 _DATE_LABEL = re.compile(r"(?<![a-z])(date|datum|fecha|data|le|dated|issued|ausgestellt)(?![a-z])|日付", re.I)
 MAX_YEAR = dt.date.today().year + 5  # a receipt is not printed decades ahead
 
@@ -229,8 +232,24 @@ def parse_dates(
             earliest = min(v for k, v in readings.items() if k in ("DMY", "MDY"))
             out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled, timed, header, other,
                                      earliest))
+    if not out:
+        out = _dates_in_codes(rows)
     out.sort(key=lambda c: c.row)
     return out
+
+
+def _dates_in_codes(rows: list[str]) -> list[DateCandidate]:
+    """The last eight digits of a digit run printed before a time, when they are a date
+    (day-month-year or year-month-day; only one of the two may be a real date)."""
+    out = []
+    for i, text in enumerate(rows):
+        for m in _GLUED_CODE_DATE.finditer(text):
+            d8 = m.group(1)
+            readings = {iso for iso in (_valid(int(d8[4:]), int(d8[2:4]), int(d8[:2])),
+                                        _valid(int(d8[:4]), int(d8[4:6]), int(d8[6:]))) if iso}
+            if len(readings) == 1:
+                out.append(DateCandidate(readings.pop(), d8, i, False))
+    return out[-1:]
 
 
 def pick_date(candidates: list[DateCandidate]) -> DateCandidate | None:

@@ -94,6 +94,43 @@ def _row_amount(row: Row, minor: int) -> Amount | None:
     return amount
 
 
+_SUMMARY_LABEL_KINDS = ("total", "subtotal", "tax", "rounding")
+_ONLY_SYMBOLS = re.compile(r"^[\s:=*.\-]*(?:[A-Z]{2,3}|Rp|[$€£¥])?[\s:=*.\-]*(?:[A-Z]{1,2}\*?)?\s*$")
+
+
+def _amount_only(row: Row, minor: int) -> bool:
+    """A row that prints nothing but an amount (a currency sign or code and a till's tax letter allowed)."""
+    found = find_amounts(row.text, minor_units=minor)
+    if len(found) != 1 or (minor and not found[0].decimals):
+        return False
+    rest = row.text[: found[0].start] + " " + row.text[found[0].end:]
+    return bool(_ONLY_SYMBOLS.match(rest))
+
+
+def join_label_rows(rows: list[Row], minor: int) -> list[Row]:
+    """A totals label whose amount is printed on the next line ("Gesamt" / "13,30", "TOTAL" / "RM 12.50",
+    a two-line layout or an amount the row grouping put a line lower) becomes one row."""
+    out: list[Row] = []
+    i = 0
+    while i < len(rows):
+        row = rows[i]
+        nxt = rows[i + 1] if i + 1 < len(rows) else None
+        if (
+            nxt is not None
+            and _row_amount(row, minor) is None
+            and not re.search(r"\d", row.text)
+            and len(row.text.split()) <= 5
+            and row_kind(row.text) in _SUMMARY_LABEL_KINDS
+            and _amount_only(nxt, minor)
+        ):
+            out.append(Row(segments=row.segments + nxt.segments, index=len(out)))
+            i += 2
+            continue
+        out.append(Row(segments=row.segments, index=len(out)) if row.index != len(out) else row)
+        i += 1
+    return out
+
+
 def _label_of(row: Row, amount: Amount | None) -> str:
     return row.text[: amount.start] if amount is not None else row.text
 
@@ -162,11 +199,12 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
     image, so a gap between rows can mean an unread line); default: any row has a box."""
     if ocr is None:
         ocr = any(r.box is not None for r in rows)
-    texts = [r.text for r in rows]
-    full = "\n".join(texts)
+    full = "\n".join(r.text for r in rows)
     language = detect_language(full)
     currency = detect_currency(full, language)
     minor = decimals_for(currency)
+    rows = join_label_rows(rows, minor)
+    texts = [r.text for r in rows]
 
     kinds: list[str] = []
     amounts: list[Amount | None] = []

@@ -4,8 +4,9 @@
 
 Why: the arithmetic proof must be right on receipts nobody generated, and the
 total and date must be read from real layouts. ``DIR`` is either the SROIE
-layout (``img/*.jpg`` with ``key/*.json`` giving company, date and total) or a
-folder of unlabelled images of genuine receipts (every proof claimed there is
+layout (``img/*.jpg`` with ``key/*.json`` giving company, date and total), a
+suite's ``files/`` folder (labels from the suite's ``manifest.jsonl``: merchant,
+date, total, currency), or a folder of unlabelled images of genuine receipts (every proof claimed there is
 false). Each image is prepared as a run prepares it and read as the engine
 reads it (OCR lines cached per file in ``--cache``, so the extraction can be
 measured again without OCR). Prints, per part (ids below / from
@@ -57,32 +58,65 @@ def _key_date(text: str) -> str | None:
     return found[0].iso if found else None
 
 
-def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: bool) -> dict[str, dict[str, list[int]]]:
+def _manifest_labels(folder: Path) -> dict[str, dict]:  # type: ignore[type-arg]
+    """File name -> label, when ``folder`` is a suite's ``files/`` folder (or the suite itself)."""
+    manifest = next((m for m in (folder / "manifest.jsonl", folder.parent / "manifest.jsonl") if m.is_file()), None)
+    out = {}
+    if manifest is None:
+        return out
+    for line in manifest.read_text().splitlines():
+        rec = json.loads(line) if line.strip() else {}
+        if rec.get("file") and isinstance(rec.get("label"), dict):
+            out[Path(rec["file"]).name] = rec["label"]
+    return out
+
+
+def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: bool,
+           misses: str | None = None) -> dict[str, dict[str, list[int]]]:
     from rabench.engine.checks import totals_add_up
     from rabench.engine.extract import extract_fields, rows_from_ocr
     from rabench.score.normalise import field_right
 
+    if (folder / "manifest.jsonl").is_file() and (folder / "files").is_dir():
+        folder = folder / "files"
     keys = folder / "key"
     images = sorted((folder / "img").glob("*.jpg")) if keys.is_dir() else sorted(
         p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    labels = _manifest_labels(folder)
     parts: dict[str, dict[str, list[int]]] = {}
     for path in images:
         ident = path.stem
         digits = re.sub(r"\D", "", ident)
         part = "all" if holdout_from is None or not digits else (
             f"< {holdout_from}" if int(digits) < holdout_from else f">= {holdout_from}")
-        ex = extract_fields(rows_from_ocr(_ocr_lines(path, cache).lines))
+        rows = rows_from_ocr(_ocr_lines(path, cache).lines)
+        ex = extract_fields(rows)
         result = totals_add_up(ex)
         proof = result.signal is not None and result.signal.kind == "proof"
         row = parts.setdefault(part, {})
 
         def count(name: str, ok: bool) -> None:
+            if misses and not ok and name == f"{misses} right":
+                shown = label.get(misses) if label is not None else None
+                print(f"--- {ident}: {misses} read {getattr(ex.fields, misses)!r}, labelled {shown!r}")
+                for r in rows:
+                    print(f"    {r.text}")
             row.setdefault(name, [0, 0])
             row[name][0] += int(ok)
             row[name][1] += 1
 
         key_file = keys / f"{ident}.json"
-        if key_file.is_file():
+        label = labels.get(path.name)
+        if label is not None:
+            if label.get("total") is not None:
+                count("total right", field_right("total", label["total"], ex.fields.total))
+            if label.get("date") is not None:
+                count("date right", field_right("date", label["date"], ex.fields.date))
+            if label.get("currency") is not None:
+                count("currency right", field_right("currency", label["currency"], ex.fields.currency))
+            if label.get("merchant") is not None:
+                count("merchant right", field_right("merchant", label["merchant"], ex.fields.merchant))
+        elif key_file.is_file():
             key = json.loads(key_file.read_text())
             total, date = _key_total(key.get("total", "")), _key_date(key.get("date", ""))
             if total is not None:
@@ -105,11 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None, help="OCR lines cache folder")
     ap.add_argument("--holdout-from", type=int, default=None, metavar="N", help="report ids below N and from N apart")
     ap.add_argument("--list", action="store_true", help="print every arithmetic reason")
+    ap.add_argument("--misses", choices=("total", "date", "currency", "merchant"), default=None,
+                    help="print the rows of every receipt whose FIELD was read wrong (suite labels)")
     args = ap.parse_args(argv)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    for part, row in survey(args.folder, args.cache, args.holdout_from, args.list).items():
+    for part, row in survey(args.folder, args.cache, args.holdout_from, args.list, args.misses).items():
         cells = "  ".join(f"{name} {ok}/{n}" for name, (ok, n) in row.items())
         print(f"{args.folder.name} {part}: {cells}")
     return 0

@@ -229,7 +229,9 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         below = max([x for x in [subtotal_row, *tax_rows] if x is not None], default=first_summary)
         for i in range(below + 1, n):
             a = amounts[i]
-            if a is not None and kinds[i] in ("other", "none", "total", "payment") and i not in in_table and any(
+            # a second "Subtotal" under the rounding row is the rounded amount due (some tills print no total)
+            after_rounding = kinds[i] == "subtotal" and bool(rounding_rows) and i > rounding_rows[0]
+            if a is not None and (kinds[i] in ("other", "none", "total", "payment") or after_rounding) and i not in in_table and any(
                 abs(a.value - w) <= 0.005 for w in want if w > 0
             ):
                 total, total_row, from_arithmetic = a.value, i, True

@@ -1,0 +1,82 @@
+"""General receipt rules found reading real scans: digits OCR reads as letters inside amounts,
+a totals label whose amount is printed on the next line, a second subtotal under the rounding
+row, a date glued to its label's colon or run into a till's transaction code."""
+
+from __future__ import annotations
+
+import pytest
+
+from rabench.engine.extract import extract_fields, rows_from_text
+from rabench.engine.extract.amounts import find_amounts
+from rabench.engine.extract.dates import parse_dates, pick_date
+
+
+def _read(text: str):
+    return extract_fields(rows_from_text(text))
+
+
+@pytest.mark.parametrize(
+    ("printed", "value"),
+    [("TOTAL  RM2.5O", 2.50), ("ITEM  l2.50", 12.50), ("TOTAL  1S.50", 15.50), ("TOTAL  1B.50", 18.50),
+     ("Summe  I2,5O", 12.50), ("Total  EUR9,95", 9.95), ("Total  1,2O0.00", 1200.00)],
+)
+def test_lookalike_letters_inside_an_amount_are_digits(printed, value):
+    assert [a.value for a in find_amounts(printed)] == [value]
+
+
+@pytest.mark.parametrize("printed", ["SOS.00", "BOB.OO", "12.50S", "Tel 03-1234 l2.50x"])
+def test_words_and_tax_codes_are_not_turned_into_digits(printed):
+    # a word made of look-alike letters is not money; a till's tax letter after the amount stays a code
+    assert [a.value for a in find_amounts(printed)] in ([], [12.50])
+    if printed == "12.50S":
+        assert find_amounts(printed)[0].value == 12.50
+
+
+def test_a_leading_s_is_still_the_dollar_sign():
+    assert [a.value for a in find_amounts("Vegetable  S1.10")] == [1.10]
+
+
+@pytest.mark.parametrize(
+    ("text", "total"),
+    [
+        ("Pizzeria Roma\nPizza  9,50\nBier  3,80\nGesamt\n13,30\nMwSt 19%  2,12\nDatum: 03.02.2023", 13.30),
+        ("KEDAI MAJU\nROTI  12.50\nTOTAL\nRM  12.50\nTUNAI  20.00\nBAKI  7.50", 12.50),
+        ("Corner Deli\nSandwich  12.50\nTOTAL:\n$12.50 T\nCASH  20.00", 12.50),
+        ("Boulangerie\nBaguette  1,20\nTOTAL TTC\n1,20 €\nEspèces  5,00", 1.20),
+    ],
+)
+def test_a_totals_label_with_its_amount_on_the_next_line(text, total):
+    ex = _read(text)
+    assert ex.fields.total == total
+    # the amount row went with its label: it is not read as one more item
+    assert round(sum(i.total for i in ex.line_items), 2) == total
+
+
+def test_a_label_row_is_not_joined_to_an_item_row():
+    # "Subtotal" then an item with a description: not one row
+    ex = _read("Shop\nCoffee  3.00\nSUBTOTAL\nTea  2.00\nTOTAL  5.00")
+    assert ex.fields.total == 5.00 and ex.fields.subtotal is None
+    assert [i.total for i in ex.line_items] == [3.00, 2.00]
+
+
+def test_a_second_subtotal_under_the_rounding_row_is_the_amount_due():
+    ex = _read("WATSONS\nSCISSORS  18.00S\nTWEEZER  17.90\nWIPES  7.90\nPWP LESS 30%  -2.37\n"
+               "SUBTOTAL (QTY  4)  RM41.43\nROUNDING  RMO.02\nSUBTOTAL (QTY  4)  RM41.45\nCASH  RM51.50\n"
+               "CHANGE CASH  RM10.05")
+    assert (ex.fields.subtotal, ex.fields.total) == (41.43, 41.45)
+    assert "no row labelled as the total was read" in ex.doubts  # never a proof resting on it
+
+
+def test_a_date_glued_to_its_labels_colon():
+    c = pick_date(parse_dates(["Invoice No  :45691", "Date  :05Jan201712:41pm"], language="en"))
+    assert c is not None and c.iso == "2017-01-05" and c.attributed
+
+
+def test_a_date_run_into_a_transaction_code_is_read_but_proves_nothing():
+    c = pick_date(parse_dates(["CASH  RM51.50", "0044001003625032018 13:11:540003"], language="en"))
+    assert c is not None and c.iso == "2018-03-25"
+    assert not c.attributed and not c.unambiguous
+    # only when no other date is printed, and never a code that is no date
+    c = pick_date(parse_dates(["Date 24/03/2018", "0044001003625032018 13:11:54"], language="en"))
+    assert c is not None and c.iso == "2018-03-24"
+    assert pick_date(parse_dates(["Ref 12345678 10:22"], language="en")) is None
