@@ -154,14 +154,14 @@ def available_targets(config: TargetsConfig, requested: list[str] | None) -> tup
 
 
 def _headline(rows_path: Path, title: str = "") -> None:
-    import msgspec
+    from rabench.contracts.files import read_rows
 
     from rabench.report.console import headline_table
 
-    doc = msgspec.json.decode(rows_path.read_bytes())
+    rows = read_rows(rows_path).rows
     if title:
         print(f"\n{title}:", end="")
-    print("\n" + headline_table(doc["rows"]))
+    print("\n" + headline_table(rows))
 
 
 def _runs(suite_dir: Path, prefix: str, targets: list[str], args: argparse.Namespace,

@@ -182,7 +182,7 @@ def _money(head: dict[tuple[str, str, str], Row], targets: list[str]) -> tuple[s
     return lead, out
 
 
-def build(rows: Sequence[Any], targets: Sequence[Mapping[str, Any]]) -> Verdict:
+def build(rows: Sequence[Any], targets: Sequence[Any]) -> Verdict:
     """The verdict from rows.json's rows and header targets (dicts or structs)."""
     rows_ = _as_rows(rows)
     infos = [t if isinstance(t, Mapping) else msgspec.to_builtins(t) for t in targets]

@@ -133,11 +133,11 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[WorstMiss]:
                 break
         return out
 
-    missed = np.nonzero(base & fake)[0]
-    missed = first_per_case(missed[np.argsort(risk[missed], kind="stable")])
+    fakes = np.nonzero(base & fake)[0]
+    missed = first_per_case(fakes[np.argsort(risk[fakes], kind="stable")])
     picks += [(i, f"missed fake, risk {risk[i]:.2f}") for i in missed if 0.0 <= risk[i] < 0.5]
-    flagged = np.nonzero(base & ~fake)[0]
-    flagged = first_per_case(flagged[np.argsort(-risk[flagged], kind="stable")])
+    genuine = np.nonzero(base & ~fake)[0]
+    flagged = first_per_case(genuine[np.argsort(-risk[genuine], kind="stable")])
     picks += [(i, f"false flag, risk {risk[i]:.2f}") for i in flagged if risk[i] >= 0.5]
     out = []
     for i, why in picks:

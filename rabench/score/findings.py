@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from rabench.contracts import Row
 from rabench.contracts.rows import Finding, FindingResult
+
+__all__ = ["RATIO", "RATIO_SLACK", "Finding", "Result", "compare", "findings"]
 from rabench.score.load import TargetRuns
 from rabench.score.metrics import BY_KEY, ORDER
 from rabench.score.rows import ALL, MIN_STRATUM

@@ -50,7 +50,7 @@ def _ensure_writable_cache() -> None:
     except OSError:
         fallback = Path(tempfile.gettempdir()) / f"rabench-numba-cache-{os.getuid()}"
         fallback.mkdir(parents=True, exist_ok=True)
-        numba.config.CACHE_DIR = str(fallback)
+        setattr(numba.config, "CACHE_DIR", str(fallback))  # noqa: B010 (numba.config has no stubs for it)
 
 
 _ensure_writable_cache()
@@ -280,10 +280,11 @@ def point_levels(metric: int, alpha: float, runs: SortedRuns, n_genuine: int, n_
 
 def bootstrap_runs(metric: int, alpha: float, runs: SortedRuns, genuine_cases: np.ndarray,
                    fake_cases: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    return bootstrap_levels(metric, alpha, genuine_cases.astype(np.int64),
-                            fake_cases.astype(np.int64), runs.n_cases, runs.case, runs.level,
-                            runs.fake, runs.w, runs.n_levels, runs.flaggable_from, n_boot, seed,
-                            numba.get_num_threads())
+    samples: np.ndarray = bootstrap_levels(
+        metric, alpha, genuine_cases.astype(np.int64), fake_cases.astype(np.int64), runs.n_cases,
+        runs.case, runs.level, runs.fake, runs.w, runs.n_levels, runs.flaggable_from, n_boot, seed,
+        numba.get_num_threads())
+    return samples
 
 
 def choose_threads() -> int:
@@ -292,7 +293,7 @@ def choose_threads() -> int:
     with other processes measured 3-4x slower than one. ``RABENCH_SCORE_THREADS``
     overrides. Results never depend on this (counter-based random numbers)."""
     env = os.environ.get("RABENCH_SCORE_THREADS")
-    cores = numba.config.NUMBA_NUM_THREADS
+    cores = int(getattr(numba.config, "NUMBA_NUM_THREADS"))  # noqa: B009
     if env:
         return max(1, min(int(env), cores))
     try:

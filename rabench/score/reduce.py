@@ -63,7 +63,10 @@ def _finite(x: float | None) -> float:
 
 def run_facts(target: TargetRuns, cases: CaseTable) -> RunFacts:
     n = len(target.outcomes)
-    f = lambda: np.full(n, NAN)  # noqa: E731
+
+    def f() -> np.ndarray:
+        return np.full(n, NAN)
+
     facts = RunFacts(
         case=target.case, w=np.zeros(n), status=np.zeros(n, dtype=np.int8),
         recorded=np.ones(n, dtype=bool) if target.missing is None else ~target.missing,

@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import msgspec
 import numpy as np
 
+from rabench.contracts.case import Transform
+from rabench.contracts.labels import FakeClass, Provenance, ScalarField
+from rabench.contracts.outcome import Status
 from rabench.contracts import (
     Authenticity, Capabilities, Case, Check, Fields, LineItem, Lineage, Outcome, Reason,
     ReceiptLabel, RunManifest, SuiteHeader, TargetInfo, Usage, Verdict,
 )
 
 CLASSES = ("ai_full", "ai_inpaint", "hand_edit", "generator", "pdf_edit", "photo_date")
-EDITS = {"ai_inpaint": ["total"], "hand_edit": ["date"], "pdf_edit": ["merchant", "total"]}
+EDITS: dict[str, list[ScalarField]] = {"ai_inpaint": ["total"], "hand_edit": ["date"], "pdf_edit": ["merchant", "total"]}
 MERCHANTS = ("Café Müller", "Smith & Sons Hardware", "Tesco Express", "Pret A Manger", "Shell",
              "Boots", "Joe's Diner", "Lidl", "Whole Foods Market", "Starbucks")
 ITEMS = ("coffee", "croissant", "bolts 10mm", "sandwich", "fuel", "shampoo", "apples", "tea")
@@ -38,12 +42,12 @@ def make_suite(root: Path, n_cases: int, seed: int = 0) -> list[Case]:
             of = cases[int(rng.integers(n_base))]
             cases.append(msgspec.structs.replace(
                 of, id=cid, file=f"files/{cid}.jpg", sha256=f"{i:064x}",
-                lineage=Lineage(of=of.id, transform=str(rng.choice(["reencode", "crop", "reshoot"]))),
+                lineage=Lineage(of=of.id, transform=cast(Transform, str(rng.choice(["reencode", "crop", "reshoot"])))),
                 after=[],
             ))
             continue
         fake = rng.random() < 0.5
-        cls = str(rng.choice(CLASSES)) if fake else None
+        cls = cast(FakeClass, str(rng.choice(CLASSES))) if fake else None
         items = [LineItem(description=str(rng.choice(ITEMS)), total=round(float(rng.uniform(1, 40)), 2))
                  for _ in range(int(rng.integers(1, 6)))]
         subtotal = round(sum(it.total for it in items), 2)
@@ -51,11 +55,11 @@ def make_suite(root: Path, n_cases: int, seed: int = 0) -> list[Case]:
         label = ReceiptLabel(
             authenticity=Authenticity(verdict="fake" if fake else "genuine", fake_class=cls,
                                       edited_fields=EDITS.get(cls or "", [])),
-            provenance=str(rng.choice(["intact", "stripped", "none"])),
+            provenance=cast(Provenance, str(rng.choice(["intact", "stripped", "none"]))),
             merchant=str(rng.choice(MERCHANTS)), date=f"2026-{rng.integers(1, 13):02d}-{rng.integers(1, 29):02d}",
             subtotal=subtotal, tax_total=tax if rng.random() < 0.9 else None,
             total=round(subtotal + tax, 2), currency=str(rng.choice(["GBP", "EUR", "USD"])),
-            receipt_number=f"R-{rng.integers(1e6):06d}" if rng.random() < 0.8 else None,
+            receipt_number=f"R-{rng.integers(1_000_000):06d}" if rng.random() < 0.8 else None,
             line_items=items, adds_up=bool(rng.random() < (0.95 if not fake else 0.6)),
         )
         after = [cases[int(rng.integers(len(cases)))].id] if cases and rng.random() < 0.05 else []
@@ -77,7 +81,7 @@ def make_suite(root: Path, n_cases: int, seed: int = 0) -> list[Case]:
 def _answer(case: Case, skill: float, rng: np.random.Generator, risk: float | None,
             proofs: bool, checks: bool, memory: bool) -> Verdict:
     lab = case.label
-    def keep(x):  # noqa: ANN001, ANN202
+    def keep(x: Any) -> Any:
         return x if rng.random() < skill else None
     fields = Fields(merchant=keep(lab.merchant), date=keep(lab.date), subtotal=keep(lab.subtotal),
                     tax_total=keep(lab.tax_total), total=keep(lab.total), currency=keep(lab.currency),
@@ -117,8 +121,8 @@ def make_run(run_dir: Path, suite_dir: Path, cases: list[Case], n_targets: int, 
             for c in cases:
                 for rep in range(reps):
                     roll = rng.random()
-                    status = "ok" if roll < 0.93 or t.kind == "self" else str(
-                        rng.choice(["error", "refusal", "timeout", "invalid_output"]))
+                    status = "ok" if roll < 0.93 or t.kind == "self" else cast(Status, str(
+                        rng.choice(["error", "refusal", "timeout", "invalid_output"])))
                     verdict = None
                     if status == "ok":
                         r = min(1.0, base_risk[c.id] + (0 if t.kind == "self" else rng.normal(0, 0.1)))

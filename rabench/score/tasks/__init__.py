@@ -32,7 +32,8 @@ class TaskContext:
     @property
     def base(self) -> np.ndarray:
         """Base cases (no lineage) this target ran."""
-        return self.cases.is_base & self.has_runs
+        base: np.ndarray = self.cases.is_base & self.has_runs
+        return base
 
     def share(self, values: np.ndarray) -> np.ndarray:
         return per_case(self.facts, values, self.cases.n)
