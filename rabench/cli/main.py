@@ -72,7 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()  # imports every command: Ctrl-C often lands here
+    except KeyboardInterrupt:
+        print("rabench: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

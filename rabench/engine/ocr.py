@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures as cf
 import multiprocessing
 import os
+import signal
 import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -246,6 +247,9 @@ class WorkerPool(Protocol):
 def _init_worker(settings: OcrSettings, preload: bool) -> None:
     global _settings_for_process
     _settings_for_process = settings
+    # Ctrl-C in a terminal reaches the whole process group: the parent decides (it cancels the run
+    # and kills workers still busy); a worker dying of it would break the pool mid-run.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # One thread per worker for every numeric library the worker may touch.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ.setdefault(var, "1")
@@ -281,10 +285,13 @@ class ProcessWorkerPool:
             initializer=_init_worker,
             initargs=(settings, preload),
         )
+        self._running: set[cf.Future[Any]] = set()
 
     async def submit(self, fn: Callable[..., T], *args: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, fn, *args)
+        fut = self._executor.submit(fn, *args)
+        self._running.add(fut)
+        fut.add_done_callback(self._running.discard)
+        return await asyncio.wrap_future(fut)
 
     def warm_up(self) -> None:
         """Block until every worker has started and loaded its engine."""
@@ -293,6 +300,14 @@ class ProcessWorkerPool:
             fut.result()
 
     def close(self) -> None:
+        """Stop the workers. Work still running (the run was interrupted: its callers are gone)
+        is killed, not waited for, so Ctrl-C ends a run at once, not after the OCR of a file."""
+        if any(not f.done() for f in list(self._running)):
+            for proc in list((getattr(self._executor, "_processes", None) or {}).values()):
+                try:
+                    proc.kill()
+                except (OSError, AttributeError):
+                    pass
         self._executor.shutdown(wait=True, cancel_futures=True)
 
 

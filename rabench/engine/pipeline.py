@@ -41,6 +41,7 @@ from rabench.engine.forensics import visual_signals
 from rabench.engine.plausibility import MAX_AGE_DAYS, plausibility_signals
 from rabench.engine.provenance import file_signals
 from rabench.engine.signals import Signal
+from rabench.prepare.image import MAX_ASPECT
 
 MAX_PIXELS = 64_000_000
 PDF_RENDER_WIDTH = 1200
@@ -115,6 +116,8 @@ def _verify_original_image(path: Path) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(path) as im:
+                if max(im.size) > MAX_ASPECT * max(1, min(im.size)):  # a 100000 x 1 strip: OCR would take GBs
+                    raise UnreadableFile(f"the image is too elongated to read ({im.width}x{im.height} px)")
                 if im.format == "JPEG":
                     im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
                 im.load()

@@ -12,12 +12,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class TargetCounters:
-    __slots__ = ("target", "total", "done", "previous", "active", "in_flight", "retries", "errors", "statuses",
-                 "started")
+    __slots__ = ("target", "total", "done", "previous", "active", "in_flight", "preparing", "retries", "errors",
+                 "statuses", "started", "gate")
 
     def __init__(self, target: str, total: int, previous: int = 0):
         self.target = target
@@ -26,10 +26,12 @@ class TargetCounters:
         self.previous = previous  # finished before this session (resume)
         self.active = 0  # units started and not finished (waiting for a dependency or a slot included)
         self.in_flight = 0  # attempts inside the provider's slot right now
+        self.preparing = 0  # units whose file is being prepared (or waiting for its preparation)
         self.retries = 0
         self.errors = 0  # finished with any status but ok
         self.statuses: dict[str, int] = {}
         self.started = time.monotonic()
+        self.gate = None  # the provider's gate, when adaptive: its live limit is shown
 
     def finish(self, status: str) -> None:
         self.done += 1
@@ -58,10 +60,17 @@ def _fmt_eta(eta: float | None) -> str:
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
 
 
+def in_flight_text(c: TargetCounters) -> str:
+    """Calls in flight plus files being prepared: work that is running, however long it takes."""
+    busy = c.in_flight + c.preparing
+    return f"{busy} ({c.preparing} preparing)" if c.preparing else str(busy)
+
+
 def line_for(c: TargetCounters, now: float | None = None) -> str:
     return (
-        f"{c.target}: {c.done}/{c.total} done, {c.in_flight} in flight, {c.retries} retries, "
+        f"{c.target}: {c.done}/{c.total} done, {in_flight_text(c)} in flight, {c.retries} retries, "
         f"{c.errors} errors, {c.rate(now):.1f} calls/s, ETA {_fmt_eta(c.eta_s(now))}"
+        + (f", concurrency {c.gate.limit}/{c.gate.limits.concurrency}" if c.gate is not None else "")
     )
 
 
@@ -78,9 +87,9 @@ class Progress:
         self.interval = interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._live = None
+        self._live: Any = None  # rich.live.Live, imported only when shown
 
-    def _table(self):
+    def _table(self) -> Any:
         from rich.table import Table
 
         table = Table(box=None, pad_edge=False)
@@ -89,7 +98,9 @@ class Progress:
         now = time.monotonic()
         for c in self.counters:
             table.add_row(
-                c.target, f"{c.done}/{c.total}", str(c.in_flight), str(c.retries), str(c.errors),
+                c.target, f"{c.done}/{c.total}",
+                in_flight_text(c) + (f" of {c.gate.limit}" if c.gate is not None else ""),
+                str(c.retries), str(c.errors),
                 f"{c.rate(now):.1f}", _fmt_eta(c.eta_s(now)),
             )
         return table

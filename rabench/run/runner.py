@@ -23,6 +23,7 @@ lazily-read stream of the suite, so memory does not grow with the suite.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,7 +109,7 @@ class TargetRun:
                 tg.start_soon(self._worker, units, events)
 
     def _units(self, reps: list[int], replay: bool, events: dict[tuple[int, str], anyio.Event],
-               only_replay: bool = False):
+               only_replay: bool = False) -> Iterator[tuple[LoadedCase, int, bool]]:
         """(case, rep, record) in plan order; skips finished units (or replays them, unrecorded).
 
         ``only_replay``: just the finished units, replayed (a lane that must end before the
@@ -131,11 +132,12 @@ class TargetRun:
                 elif cid in needed:  # not finished: a replayed unit must not wait for it here
                     _event(events, rep, cid).set()
 
-    async def _worker(self, units, events: dict[tuple[int, str], anyio.Event]) -> None:
+    async def _worker(self, units: Iterator[tuple[LoadedCase, int, bool]], events: dict[tuple[int, str], anyio.Event]) -> None:
         for lc, rep, record in units:  # a shared generator: each unit goes to one worker
             await self._one(lc, rep, record, events)
 
-    async def _one(self, lc: LoadedCase, rep: int, record: bool, events) -> None:
+    async def _one(self, lc: LoadedCase, rep: int, record: bool,
+                   events: dict[tuple[int, str], anyio.Event]) -> None:
         case = lc.case
         counters = self.counters
         counters.active += 1
@@ -148,11 +150,14 @@ class TargetRun:
                 budget.admit(self.tid, 0.0)  # "stop": counted as not started
                 return
             cached = False
+            counters.preparing += 1  # shown as in flight: preparing a file can take seconds
             try:
                 prepared = await self.ctx.cache.get(lc.path, case.sha256, case.media_type)
             except PreparationError as exc:
+                counters.preparing -= 1
                 result = CallResult("error", 0, None, error=f"cannot prepare {case.file}: {exc}")
             else:
+                counters.preparing -= 1
                 request = CheckRequest(
                     case_id=case.id,
                     original=lc.path,

@@ -128,3 +128,13 @@ def test_workers_end_with_the_cache(tmp_path):
     del cache  # no close(): collected, the workers are told to end
     for p in procs:
         assert p.wait(5) == 0
+
+
+def test_the_engine_refuses_an_elongated_original_it_is_given_directly(tmp_path):
+    from rabench.engine.pipeline import UnreadableFile, analyse
+
+    path, _ = _write(tmp_path, "wide.png", wide_png())
+    t0 = time.monotonic()
+    with pytest.raises(UnreadableFile, match="too elongated"):
+        analyse(str(path), "image/png", None)  # no prepared image: the engine reads the original
+    assert time.monotonic() - t0 < 2.0  # not OCR of a 1280 x 1 strip (6 s, 1.6 GB)
