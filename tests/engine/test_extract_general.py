@@ -80,3 +80,28 @@ def test_a_date_run_into_a_transaction_code_is_read_but_proves_nothing():
     c = pick_date(parse_dates(["Date 24/03/2018", "0044001003625032018 13:11:54"], language="en"))
     assert c is not None and c.iso == "2018-03-24"
     assert pick_date(parse_dates(["Ref 12345678 10:22"], language="en")) is None
+
+
+@pytest.mark.parametrize(
+    ("header", "merchant"),
+    [
+        # a registration number after the name is not part of it, and does not make the row a number line
+        ("99 SPEED MART S/B (519537-X)\nLOT P.T. 2811, JALAN ANGSA\n41150 KLANG", "99 SPEED MART S/B"),
+        ("AEON CO.（M)BHD.(126926-H)\n3RD FLR, AEON TAMAN MALURI SC", "AEON CO. (M) BHD."),
+        # the legal name, not the brand or branch printed above it
+        ("MYDIN\nTRI SHAAS SDN BHD (728515-M)\nMYDIN MART SRI MUDA", "TRI SHAAS SDN BHD"),
+        ("IKANO HANDEL SDN BHD\n(1074617K)\nIKEA Cheras", "IKANO HANDEL SDN BHD"),
+        ("Backstube\nBackstube Müller GmbH\nHauptstraße 5", "Backstube Müller GmbH"),
+        # words OCR ran together
+        ("GerbangAlafRestaurantsSdnBhd\n(65351-M)", "Gerbang Alaf Restaurants Sdn Bhd"),
+        ("MYHAPPYPHARMACYPLT\n(LLP0007299-LGN)", "MYHAPPYPHARMACY PLT"),
+        ("BOOKTA.K(TAMANDAYA)SDNBHD\n789417-W", "BOOKTA.K (TAMANDAYA) SDN BHD"),
+    ],
+)
+def test_the_merchant_is_the_legal_name_without_its_registration_number(header, merchant):
+    assert _read(header + "\nPen    2.00\nTOTAL    2.00").fields.merchant == merchant
+
+
+def test_a_brand_alone_is_still_the_merchant():
+    assert _read("Joe's Diner\n12 Main St\nBurger    9.00\nTOTAL    9.00").fields.merchant == "Joe's Diner"
+    assert _read("McDonald's\n12 Main St\nBurger    9.00\nTOTAL    9.00").fields.merchant == "McDonald's"

@@ -38,6 +38,16 @@ _FORM_ONLY = re.compile(
     r"sarl|sas|s\.a\.?|s\.l\.?|spa|s\.p\.a\.|srl|bv|nv|pty|pte|oy|ab|as|aps|kft|&|and|[,.()\s])+$",
     re.I,
 )
+# A company registration number printed after the name ("99 SPEED MART S/B (519537-X)",
+# "AEON CO. (M) BHD. (126926-H)", "(LLP0007299-LGN)"): not part of the name.
+_REG_NO = re.compile(r"[(（]\s*[A-Z]{0,4}\d{4,}[\s-]*[A-Z]{0,4}\s*[)）]\.?", re.I)
+# A legal form: the row that carries it is the company's legal name (the one a receipt must print),
+# preferred to a brand or branch line above or below it.
+_LEGAL_FORM = re.compile(
+    r"(?<![a-z])(sdn\.?\s?bhd|bhd|s/b|plt|gmbh|ltd|limited|llc|inc|corp|pty|pte|sarl|sas|s\.a\.|s\.l\.|s\.p\.a\.|"
+    r"spa|srl|s\.r\.l\.|b\.v\.|bv|n\.v\.|e\.k\.|ohg|kg|ag|tbk|oy|ab)\.?(?![a-z])",
+    re.I,
+)
 _DANGLING = re.compile(r"(?<![a-z])(sdn|pte|pty|co|&|and|gmbh\s*&\s*co)\.?\s*$", re.I)
 
 
@@ -45,6 +55,12 @@ def tidy_name(text: str) -> str:
     """Put back the spaces OCR drops: after "MR." before a word, between "D.I.Y." and "SDN",
     around brackets ("Centre(M)Sdn" -> "Centre (M) Sdn"); full-width brackets to ASCII."""
     t = text.replace("（", "(").replace("）", ")")
+    t = _REG_NO.sub(" ", t)
+    if " " not in t.strip() and len(re.findall(r"[a-z][A-Z]", t)) >= 2:
+        t = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", t)  # "GerbangAlafRestaurantsSdnBhd": words OCR ran together
+    t = re.sub(r"(?<=[A-Za-z)])(SDN)\.?\s?(BHD)\b", r" \1 \2", t)  # "(TAMANDAYA)SDNBHD"
+    t = re.sub(r"(?<=[A-Z]{4})(SDN BHD|BHD|PLT)$", r" \1", t)  # "MYHAPPYPHARMACYPLT"
+    t = re.sub(r"(?<=[a-z]{3})(GmbH|Ltd|Inc|LLC)\b", r" \1", t)  # "MarktGmbH"
     t = re.sub(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]{2})", ". ", t)  # "Sdn.Bhd" -> "Sdn. Bhd"
     t = re.sub(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]\.)", ". ", t)  # "MR.D.I.Y." -> "MR. D.I.Y."
     t = re.sub(r"(?<=\.[A-Za-z])\.(?=[A-Za-z]{2,})", ". ", t)  # "D.I.Y.SDN" -> "D.I.Y. SDN"
@@ -54,13 +70,15 @@ def tidy_name(text: str) -> str:
 
 
 def _is_name_row(row: Row) -> bool:
-    text = row.text.strip()
+    text = _REG_NO.sub(" ", row.text).strip()
     letters = sum(ch.isalpha() for ch in text)
     digits = sum(ch.isdigit() for ch in text)
     s = fold(text)
     if letters < 3 or digits > letters or _HEADER_SKIP.search(s) or _HEADER_SKIP.search(unglue(s)):
         return False
-    if re.search(r"\d{4,}|^\s*\d+[a-z]?[ ,]", text, re.I) or _STREET.search(s):
+    if re.search(r"\d{4,}", text) or _STREET.search(s) or (
+        re.search(r"^\s*\d+[a-z]?[ ,]", text, re.I) and not _LEGAL_FORM.search(text)
+    ):  # "99 SPEED MART S/B" is a name
         return False  # an address or a number line
     if re.fullmatch(r"[A-Za-z0-9]{4,10}", text) and digits >= 2:
         return False  # "A05032": a code or a number written on the scan, not a name
@@ -77,6 +95,8 @@ def merchant_name(rows: list[Row], first_amount_row: int) -> tuple[str | None, i
         if not _is_name_row(row) or _FORM_ONLY.match(row.text):
             continue
         score = (row.height or 10.0) * (1.0 - 0.15 * len(candidates))
+        if _LEGAL_FORM.search(_REG_NO.sub(" ", row.text)):
+            score *= 2.0  # the legal name, not the brand or branch printed with it
         candidates.append((score, i))
     if not candidates:
         return None, None
