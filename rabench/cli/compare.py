@@ -4,15 +4,39 @@ with ``--domains``, where a target's synthetic and real figures disagree."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rabench.errors import UserError
 
 
 def _fmt(row) -> str:
+    from rabench.report.style import num
+
     if row.value is None:
         return "–"
-    ci = f" [{row.lo:.3f}, {row.hi:.3f}]" if row.lo is not None and row.hi is not None else ""
-    return f"{row.value:.4g}{ci} n={row.n}"
+    if row.lo is not None and row.hi is not None:  # rounded outward: the value inside its interval
+        return f"{num(row.value, row.lo, row.hi)} n={row.n}"
+    return f"{row.value:.4g} n={row.n}"
+
+
+MAX_CASES = 20  # changed cases printed per target (all of them in --html)
+
+
+def _print_changed(c) -> None:
+    from collections import Counter
+
+    print(f"\ncases whose decision changed (flagged in most answered runs, or not; {c.cases} cases per target):")
+    for t in c.targets:
+        mine = [x for x in c.changed if x.target == t]
+        counts = Counter(x.now for x in mine)
+        print(f"{t}: {len(mine)} changed" + (" (" + ", ".join(f"{n} {k}" for k, n in counts.items()) + ")"
+                                              if mine else ""))
+        for x in mine[:MAX_CASES]:
+            rb = "–" if x.risk_before is None else f"{x.risk_before:.2f}"
+            ra = "–" if x.risk_after is None else f"{x.risk_after:.2f}"
+            print(f"  {x.now:<13} {x.case_id}  {x.label}: {x.before} (risk {rb}) -> {x.after} (risk {ra})")
+        if len(mine) > MAX_CASES:
+            print(f"  ... {len(mine) - MAX_CASES} more (--html FILE lists them all)")
 
 
 def _domains(args: argparse.Namespace) -> int:
@@ -31,19 +55,26 @@ def _domains(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rabench.score.compare import compare_runs
+    from rabench.score.compare import compare
 
     if args.domains:
         return _domains(args)
     if not args.run_b:
         raise UserError("give two runs to compare (or one run with --domains)")
-    moved, compared = compare_runs(args.run_a, args.run_b, strata=args.strata)
-    print(f"{compared} rows compared, {len(moved)} moved beyond their intervals "
+    c = compare(args.run_a, args.run_b, strata=args.strata)
+    moved = c.moved
+    print(f"{c.compared} rows compared, {len(moved)} moved beyond their intervals "
           f"({sum(m.direction == 'better' for m in moved)} better, "
           f"{sum(m.direction == 'worse' for m in moved)} worse)")
     for m in moved:
         print(f"{m.direction:<6} {m.target}  {m.task}/{m.metric} [{m.stratum}]: "
               f"{_fmt(m.before)} -> {_fmt(m.after)} ({m.reason})")
+    _print_changed(c)
+    if args.html:
+        from rabench.report.compare_html import render
+
+        Path(args.html).write_text(render(c, args.run_a, args.run_b), encoding="utf-8")
+        print(f"\ncomparison page: {args.html}")
     return 1 if args.fail_on_worse and any(m.direction == "worse" for m in moved) else 0
 
 
@@ -55,7 +86,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Score RUN_A and RUN_B (runs of one suite) and list, for every target in both, the "
             "headline rows whose value moved beyond what the intervals allow: the 95% intervals "
             "don't overlap (latency and cost: at least 1.2x apart), never on fewer than 10 cases "
-            "or calls. Use it to compare engine versions or prompt versions. With --domains, compare "
+            "or calls; then the cases whose decision changed (flagged in most of the target's "
+            "answered runs, or not), now right or now wrong against the label. --html FILE writes "
+            "both as one self-contained page with the receipts. Use it to compare engine versions "
+            "or prompt versions. With --domains, compare "
             "synthetic with real receipts instead, by the same rule: the domain=synthetic and "
             "domain=real strata of one combined run, or of two runs of different suites (e.g. "
             "runs/ID-self and runs/ID-real-self of `rabench bench --real`); a case without a "
@@ -68,6 +102,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="compare every stratum (e.g. domain=real), not only 'all'")
     p.add_argument("--domains", action="store_true",
                    help="synthetic vs real per target, from the runs' domain strata")
+    p.add_argument("--html", metavar="FILE",
+                   help="also write the comparison as one self-contained HTML page (moved rows, then "
+                        "every changed case with its receipt)")
     p.add_argument("--fail-on-worse", action="store_true",
                    help="exit 1 if any row got worse (with --domains: is worse on real) (for CI gates)")
     p.set_defaults(func=_run)

@@ -33,7 +33,7 @@ MAX_TEXT = 280
 NO_THUMBNAILS_ENV = "RABENCH_NO_THUMBNAILS"
 
 
-def _thumb(path: Path | None, media_type: str) -> str | None:
+def thumb(path: Path | None, media_type: str) -> str | None:
     """A small JPEG data URI of the image (first page of a PDF); None if unreadable (never raises)."""
     if path is None:
         return None
@@ -62,7 +62,7 @@ def _thumb(path: Path | None, media_type: str) -> str | None:
         return None
 
 
-def _image_of(inp: ScoreInput, case) -> tuple[Path | None, str, str]:
+def image_of(inp: ScoreInput, case) -> tuple[Path | None, str, str]:
     """(path, media type, which) of the image to show: the prepared one when cached."""
     try:
         from rabench.prepare.cache import PrepCache
@@ -120,12 +120,12 @@ def build(inp: ScoreInput, *, thumbnails: bool = True) -> dict[str, Any]:
             member[i].append(k)
     cases_out = []
     for i, case in enumerate(inp.cases.cases):
-        path, media, which = _image_of(inp, case) if thumbnails else (None, case.media_type, "none")
+        path, media, which = image_of(inp, case) if thumbnails else (None, case.media_type, "none")
         cases_out.append({
             "id": case.id, "base": bool(inp.cases.is_base[i]), "fake": bool(inp.cases.is_fake[i]),
             "label": _label(case), "strata": member[i],
             "lineage": f"{case.lineage.transform} of {case.lineage.of}" if case.lineage else None,
-            "img": _thumb(path, media) if thumbnails else None, "img_kind": which,
+            "img": thumb(path, media) if thumbnails else None, "img_kind": which,
         })
     targets = [t.id for t in inp.targets]
     runs: list[list[list[Any]]] = [[[] for _ in targets] for _ in inp.cases.cases]

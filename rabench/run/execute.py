@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from rabench.contracts import Usage, Verdict
 from rabench.run.limits import ProviderGate
@@ -57,7 +58,7 @@ class _Call:
 
     __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters")
 
-    def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, counters):
+    def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, counters: Any):
         self.target = target
         self.request = request
         self.gate = gate
@@ -96,7 +97,7 @@ async def call_target(
     *,
     timeout_s: float,
     policy: RetryPolicy,
-    counters=None,
+    counters: Any = None,
 ) -> CallResult:
     """Run one unit against ``target``; never raises except for cancellation of the run.
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import ValuesView
 
 from aiolimiter import AsyncLimiter
 
@@ -69,5 +70,5 @@ class Gates:
     def __getitem__(self, provider: str) -> ProviderGate:
         return self._gates[provider]
 
-    def values(self):
+    def values(self) -> ValuesView[ProviderGate]:
         return self._gates.values()

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -50,7 +51,7 @@ def new_manifest(
     seed: int,
     price_date: str | None,
     timeout_s: float,
-    settings: dict,
+    settings: dict[str, Any],
 ) -> RunManifest:
     return RunManifest(
         run_id=run_id,

@@ -18,6 +18,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
@@ -39,6 +40,11 @@ from rabench.run.retry import RetryPolicy
 from rabench.run.runner import RunContext, TargetRun, run_targets
 from rabench.targets.base import Target
 from rabench.targets.registry import make_target, provider_of
+
+if TYPE_CHECKING:
+    from rabench.contracts import RunManifest
+    from rabench.run.outcomes import UnitKey
+    from rabench.run.plan import SuitePlan
 
 
 @dataclass
@@ -217,7 +223,8 @@ def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) ->
     return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
 
 
-async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -> RunSummary:
+async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: list[Target], repetitions: int,
+                     old: RunManifest | None, suite_dir: str | Path) -> RunSummary:
     t0 = time.monotonic()
     config = options.config
     timeout_s = options.timeout_s if options.timeout_s is not None else cfg.default_timeout(config)
@@ -250,7 +257,7 @@ async def _run_async(options, out, plan, targets, repetitions, old, suite_dir) -
             timeout_s=timeout_s,
             settings={"max_retries": options.policy.max_retries, "prep_version": PREP_VERSION},
         )
-        done: set = set()
+        done: set[UnitKey] = set()
         if old is not None:
             check_resume(old, manifest)
             manifest = msgspec.structs.replace(old, finished_at=None)
