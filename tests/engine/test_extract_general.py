@@ -105,3 +105,25 @@ def test_the_merchant_is_the_legal_name_without_its_registration_number(header, 
 def test_a_brand_alone_is_still_the_merchant():
     assert _read("Joe's Diner\n12 Main St\nBurger    9.00\nTOTAL    9.00").fields.merchant == "Joe's Diner"
     assert _read("McDonald's\n12 Main St\nBurger    9.00\nTOTAL    9.00").fields.merchant == "McDonald's"
+
+
+@pytest.mark.parametrize(
+    ("row", "iso"),
+    [
+        ("Aug23'19 12:07PM", "2019-08-23"),  # restaurant tills: month, day, two-digit year
+        ("Chk7862  Jan21'1708:56P Gst1", "2017-01-21"),  # the time glued to the year
+        ("Jun221807:59PM", "2018-06-22"),  # the apostrophe lost too
+        ("0ct011701:44PM", "2017-10-01"),  # a zero for the O
+        ("25AUG'17 8:03PM", "2017-08-25"),
+        ("JESSICA M SvrCk:112:0503/05/17", "2017-03-05"),  # a time run into the date
+    ],
+)
+def test_short_year_dates_as_us_restaurant_tills_print_them(row, iso):
+    c = pick_date(parse_dates(["Arthurs", row, "Burger  13.95"], language="en"))
+    assert c is not None and c.iso == iso
+    assert not c.unambiguous  # a two-digit year: never the base of a proof on its own
+
+
+@pytest.mark.parametrize("row", ["Jun 22 18 guests", "Mar 12 14:30", "Table 12 Oct 5 17"])
+def test_a_month_and_numbers_without_a_year_mark_are_no_date(row):
+    assert pick_date(parse_dates([row], language="en")) is None

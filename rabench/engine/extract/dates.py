@@ -78,7 +78,7 @@ class DateCandidate(msgspec.Struct, frozen=True):
 # the year group may run on into a glued time ("25.04.2009:38"): split by _year_and_time
 _NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,6})(?![\d.,/-]?\d)")
 _TIME = re.compile(r"(?<![\d.,])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s?[ap]\.?m\.?)?(?![\d.,]?\d)", re.I)
-_TIME_THEN_DATE = re.compile(r"(?<!\d)(\d{1,2}:\d{2}(?::\d{2})?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})")
+_TIME_THEN_DATE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2})?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})")
 _OTHER_PURPOSE = re.compile(
     r"(?<![a-z])(exp|expiry|expires|expiration|valid|gultig|gueltig|until|bis|best before|use by|mhd|"
     r"return by|returns? until|retour|ruckgabe|umtausch|vence|vencimiento|scadenza|valable|jusqu|"
@@ -96,6 +96,11 @@ _MONDY = re.compile(
 # A till's transaction code with the date run into it, then the time ("0044001003625032018 13:11:54"):
 # read only when nothing else on the receipt is a date, and never as the base of a proof
 _GLUED_CODE_DATE = re.compile(r"(?<!\d)\d*?(\d{8})\s{0,2}(?=(?:[01]?\d|2[0-3]):[0-5]\d)")
+# The restaurant tills' "Aug23'19 12:07PM", "Jan21'1708:56P", and with the apostrophe lost and the
+# time glued on, "Jun221807:59PM" (June 22nd '18 at 07:59): month, day, two-digit year
+_MONDY_SHORT = re.compile(
+    r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s?(\d{1,2})\s?(['’‘`´])?\s?(\d{2}|\d{3,4}(?=:[0-5]\d))(?![\d.,/-]?\d)", re.I
+)
 _DATE_LABEL = re.compile(r"(?<![a-z])(date|datum|fecha|data|le|dated|issued|ausgestellt)(?![a-z])|日付", re.I)
 MAX_YEAR = dt.date.today().year + 5  # a receipt is not printed decades ahead
 
@@ -189,6 +194,19 @@ def parse_dates(
             iso = split and len(split[0]) == 4 and _valid(int(split[0]), MONTHS[m.group(1).lower()], int(m.group(2)))
             if iso:
                 named.append(cand(iso, m, True, glued_time=bool(split and split[1])))
+        for m in _MONDY_SHORT.finditer(text):
+            run, after = m.group(4), text[m.end():]
+            if len(run) > 2:  # year then the hour: "1807" + ":59"
+                year, glued_time = run[:2], True
+                if int(run[2:]) > 23:
+                    continue
+            elif m.group(3) or re.match(r"\s{0,2}\d{1,2}:[0-5]\d", after):
+                year, glued_time = run, False
+            else:
+                continue  # "Jun 22 18" alone: not sure it is a year
+            iso = _valid(_year(year), MONTHS[m.group(1).lower()], int(m.group(2)))
+            if iso:
+                named.append(cand(iso, m, False, glued_time=glued_time))
         for m in _NUMERIC.finditer(text):
             a, sep, b, c = m.groups()
             split = _year_and_time(c, text[m.end():])
