@@ -21,7 +21,7 @@ import numpy as np
 from rabench.contracts import Row
 from rabench.errors import UserError
 from rabench.score.findings import compare as compare_rows
-from rabench.score.load import load_runs
+from rabench.score.load import ScoreInput, TargetRuns, load_runs
 from rabench.score.rows import ALL
 from rabench.score.scorer import score_input, score_runs
 from rabench.score.strata import tag_masks
@@ -71,13 +71,13 @@ class Comparison:
     changed: list[Changed] = field(default_factory=list)
     cases: int = 0  # cases per target compared for decisions
     targets: list[str] = field(default_factory=list)
-    inp: object = None  # run B's ScoreInput (the suite's files, for thumbnails)
+    inp: ScoreInput | None = None  # run B's input (the suite's files, for thumbnails)
 
 
 FLAG_AT = 0.5
 
 
-def _decisions(target) -> dict[str, tuple[str, float | None]]:
+def _decisions(target: TargetRuns) -> dict[str, tuple[str, float | None]]:
     """Per case id: the target's decision over its answered runs, and its mean risk."""
     flags: dict[str, list[bool]] = {}
     risks: dict[str, list[float]] = {}
@@ -102,7 +102,7 @@ def _decisions(target) -> dict[str, tuple[str, float | None]]:
     return out
 
 
-def changed_decisions(inp_a, inp_b) -> tuple[list[Changed], int]:
+def changed_decisions(inp_a: ScoreInput, inp_b: ScoreInput) -> tuple[list[Changed], int]:
     """Cases whose decision changed, per target in both runs; and how many cases were compared."""
     a_targets = {t.id: t for t in inp_a.targets}
     out: list[Changed] = []
