@@ -147,6 +147,8 @@ def _pair(ours: str, other: str, head: dict[tuple[str, str, str], Row],
 def _side(target: str, row: Row, phrase: str, how: str) -> str:
     if not row.supported:
         return f"`{target}` does not do this (not supported)"
+    if how == "money" and row.value is None:
+        return f"`{target}`'s cost per check is unknown"
     return f"`{target}` " + phrase.format(v=_value(row, how))
 
 
