@@ -12,6 +12,7 @@ import io
 import struct
 import zlib
 
+from hostile_images import many_scans_jpeg, wide_png
 from PIL import Image, ImageDraw, ImageFont
 
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -192,6 +193,8 @@ HOSTILE: dict[str, tuple[str, str]] = {
     "malformed_xmp": ("xmp.jpg", "image/jpeg"),
     "zero_bytes": ("empty.jpg", "image/jpeg"),
     "not_an_image": ("page.jpg", "image/jpeg"),
+    "wide_png": ("wide.png", "image/png"),
+    "many_scans_jpeg": ("scans.jpg", "image/jpeg"),
 }
 
 
@@ -224,4 +227,8 @@ def build(kind: str) -> bytes:
         return b""
     if kind == "not_an_image":
         return not_an_image()
+    if kind == "wide_png":
+        return wide_png()  # 100,000 x 1 px
+    if kind == "many_scans_jpeg":
+        return many_scans_jpeg()  # 2,006 scans of 3000 x 3000 px
     raise KeyError(kind)

@@ -3,8 +3,9 @@
 Why a subprocess: the promises under test (bounded memory, survival of
 ``kill -9``, one clear line on stderr, the lock between two processes) are
 promises about a process, and only a separate process shows them honestly.
-Peak RSS comes from ``wait4``, which reports the largest resident set of the
-child and of the children it reaped (the engine's worker processes).
+Peak RSS: the child's own high-water mark (``VmHWM``) and, sampled every 50 ms,
+the sum of the resident sets of its whole process tree (the engine's and the
+preparation's worker processes included).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ class Finished:
     stdout: str
     stderr: str
     elapsed_s: float
-    max_rss_mb: float
+    max_rss_mb: float  # the main process's peak
+    tree_rss_mb: float = 0.0  # the highest sampled sum over the process and all its descendants
 
 
 def rabench_cmd(*args: str) -> list[str]:
@@ -49,12 +51,13 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: f
                  stdout_path: Path, stderr_path: Path) -> Finished:
     """Run to completion (killed after ``timeout_s``); output goes to files so it can be grepped later."""
     t0 = time.monotonic()
-    peak_kb = 0
+    peak_kb = tree_kb = 0
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=err)
         deadline = t0 + timeout_s
         while True:
             peak_kb = max(peak_kb, _vm_hwm_kb(proc.pid))
+            tree_kb = max(tree_kb, tree_rss_kb(proc.pid))
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
@@ -65,7 +68,39 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: f
             time.sleep(0.05)
     proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
     return Finished(proc.returncode, stdout_path.read_text(errors="replace"), stderr_path.read_text(errors="replace"),
-                    time.monotonic() - t0, (peak_kb or usage.ru_maxrss) / 1024)
+                    time.monotonic() - t0, (peak_kb or usage.ru_maxrss) / 1024, tree_kb / 1024)
+
+
+def _status_kb(pid: int, key: bytes) -> int:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(key):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                out += [int(c) for c in fh.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def tree_rss_kb(pid: int) -> int:
+    """Resident set (VmRSS) of ``pid`` plus every descendant, now."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += _status_kb(p, b"VmRSS:")
+        todo += _children(p)
+    return total
 
 
 def _vm_hwm_kb(pid: int) -> int:
@@ -74,14 +109,7 @@ def _vm_hwm_kb(pid: int) -> int:
     Not ``ru_maxrss``: Linux carries the parent's high-water mark across fork+exec into the
     child's ru_maxrss, so a child of a big pytest process would report pytest's size.
     """
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return _status_kb(pid, b"VmHWM:")
 
 
 def write_suite(root: Path, files: list[tuple[str, str, bytes, str]], name: str = "reliability") -> Path:
