@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from rabench.contracts.views import CasesFile
 from rabench.report.style import target_colour
 
 STATUSES = [("", "any"), ("wrong", "wrong (missed fake or false flag)"), ("missed", "missed fake"),
@@ -49,6 +50,8 @@ const S=D.strings,T=D.targets,C=D.cases,COL=D.colours,FA=D.flag_at;
 const $=id=>document.getElementById(id);
 const esc=s=>String(s).replace(/[&<>"']/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c]));
 const str=k=>k<0?'':S[k];
+// Risks are shown cut, never rounded up: 0.49996 reads 0.49 (not flagged), never 0.50.
+const cut=(r,d)=>{const f=10**d;return (Math.floor(r*f+1e-9)/f).toFixed(d);};
 function res(run,fake){if(run[1]!=='ok')return 'failed';const f=run[2]!==null&&run[2]>=FA;
   return fake?(f?'correct':'missed'):(f?'falseflag':'correct');}
 const NAMES={missed:'missed fake',falseflag:'false flag',correct:'correct',failed:'failed call'};
@@ -67,7 +70,7 @@ const io=('IntersectionObserver' in window)?new IntersectionObserver(es=>{for(co
   const im=e.target;if(im.dataset.src){im.src=im.dataset.src;delete im.dataset.src;}io.unobserve(im);}}},{root:$('v-list'),rootMargin:'200px'}):null;
 function order(){const t=$('v-target').value;return t===''?T.map((_,i)=>i):[+t,...T.map((_,i)=>i).filter(i=>i!==+t)];}
 function chip(c,i){const rs=c.runs[i];const txt=rs.length?rs.map((r,k)=>{const x=c.res[i][k];
-  return '<span class="r-'+x+'">'+(r[1]!=='ok'?esc(r[1]):(r[2]===null?'no risk':r[2].toFixed(2)))+'</span>';}).join(' / '):'—';
+  return '<span class="r-'+x+'">'+(r[1]!=='ok'?esc(r[1]):(r[2]===null?'no risk':cut(r[2],2)))+'</span>';}).join(' / '):'—';
   return '<span class="v-chip" style="border-color:'+COL[i]+'" title="'+esc(T[i])+'">'+esc(T[i].split(':').pop())+' '+txt+'</span>';}
 function lab(c){const l=c.label;return l[0]+(l[1]?' · '+l[1]:'')+(l[2].length?' · edited '+l[2].join(', '):'');}
 function draw(){const L=$('v-list');const part=shown.slice(0,limit);const o=order();
@@ -87,7 +90,7 @@ function open_(c){sel=c;const l=c.label;const o=order();const d=$('v-detail');d.
   '<div class="meta">strata: '+c.strata.map(k=>esc(D.strata[k])).join(', ')+'</div></div></div>'+
   '<div class="v-cols">'+o.map(i=>'<div class="v-col" data-target="'+esc(T[i])+'" style="border-color:'+COL[i]+'"><h4>'+esc(T[i])+'</h4>'+
    (c.runs[i].length?c.runs[i].map((r,k)=>{const x=c.res[i][k];
-    return '<div class="v-rep" data-rep="'+r[0]+'"><b>rep '+r[0]+'</b> · '+esc(r[1])+(r[1]==='ok'?' · risk '+(r[2]===null?'none (never flagged)':r[2].toFixed(3))+
+    return '<div class="v-rep" data-rep="'+r[0]+'"><b>rep '+r[0]+'</b> · '+esc(r[1])+(r[1]==='ok'?' · risk '+(r[2]===null?'none (never flagged)':cut(r[2],3))+
      ' · '+(r[2]!==null&&r[2]>=FA?'flagged':'approved'):'')+' → <span class="r-'+x+'">'+NAMES[x]+'</span>'+
      (r[3]>=0?'<div class="fl">'+esc(str(r[3]))+'</div>':'')+(r[5]>=0?'<div class="fl">'+esc(str(r[5]))+'</div>':'')+
      (r[4].length?'<ul>'+r[4].map(reason).join('')+'</ul>':'')+'</div>';}).join(''):'<div class="meta">no run</div>')+'</div>').join('')+'</div>';
@@ -109,22 +112,22 @@ def _json_for_script(doc: Mapping[str, Any]) -> str:
     return msgspec.json.encode(doc).decode().replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
-def section(doc: Mapping[str, Any] | None) -> str:
+def section(doc: CasesFile | None) -> str:
     """The viewer's HTML (filters, list, detail, data, script); a note when there is no cases.json."""
-    if not doc or not doc.get("cases"):
+    if doc is None or not doc.cases:
         return ("<h2 id='cases'>Cases</h2><p class='meta'>No cases.json beside rows.json (scored by an "
                 "older rabench?): re-run `rabench score` to get the per-case viewer.</p>")
-    targets = list(doc["targets"])
-    data = dict(doc)
+    targets = list(doc.targets)
+    data: dict[str, Any] = msgspec.to_builtins(doc)  # the page's embedded JSON, plus the colours
     data["colours"] = [target_colour(t) for t in targets]
     e = lambda s: html.escape(str(s), quote=True)  # noqa: E731
-    strata = "".join(f"<option value='{k}'>{e(name)}</option>" for k, name in enumerate(doc["strata"]))
+    strata = "".join(f"<option value='{k}'>{e(name)}</option>" for k, name in enumerate(doc.strata))
     tgt = "".join(f"<option value='{k}'>{e(t)}</option>" for k, t in enumerate(targets))
     st = "".join(f"<option value='{v}'>{e(label)}</option>" for v, label in STATUSES)
     return (
         "<section id='viewer'><h2 id='cases'>Cases</h2>"
         "<p class='meta'>Every case of the suite with every target's runs. A run is flagged when its risk is "
-        f"at least {doc.get('flag_at', 0.5)}; a run without a risk is never flagged; a failed call "
+        f"at least {doc.flag_at}; a run without a risk is never flagged; a failed call "
         "(error, refusal, timeout, invalid output) has no decision. <i>Disagreements</i>: cases where the "
         "targets' decisions (flagged in most of their runs, or not) differ. Click a case to open it.</p>"
         "<div class='vf'>"
