@@ -37,7 +37,7 @@ def baseline_rows(scores_auc, scores_thr, case, w, fake_case, genuine_ids, fake_
     starts = np.searchsorted(case[order], np.arange(fake_case.size))
     ends = np.searchsorted(case[order], np.arange(fake_case.size), side="right")
     rng = np.random.default_rng(0)
-    for b in range(N_BOOT):
+    for _ in range(N_BOOT):
         pick = np.concatenate([rng.choice(genuine_ids, genuine_ids.size), rng.choice(fake_ids, fake_ids.size)])
         runs = np.concatenate([order[starts[c]:ends[c]] for c in pick])
         y = fake_case[case[runs]]
@@ -45,11 +45,11 @@ def baseline_rows(scores_auc, scores_thr, case, w, fake_case, genuine_ids, fake_
         for alpha, _ in FFR_LEVELS:
             s, ww, yy = scores_thr[runs], w[runs], y
             ng = ww[~yy].sum()
-            best = 0.0
+            _best = 0.0  # computed as the scorer does; the value is not needed here
             for t in np.unique(s[s >= 0])[::-1]:
                 flagged = s >= t
                 if ww[flagged & ~yy].sum() <= alpha * ng + 1e-9:
-                    best = ww[flagged & yy].sum() / ww[yy].sum()
+                    _best = ww[flagged & yy].sum() / ww[yy].sum()
                 else:
                     break
         tp, den = li

@@ -102,7 +102,7 @@ async def _check_one(target_id: str, config: TargetsConfig, image: Path, timeout
     except TargetFailure as exc:
         row.update(status=exc.status, detail=str(exc)[:300],
                    model=exc.usage.model if exc.usage else None)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         row.update(status="timeout", detail=f"no answer in {timeout_s:g} s")
     finally:
         await target.close()
@@ -127,7 +127,7 @@ async def _gateway_prices(config: TargetsConfig) -> list[str]:
             async with session.get(f"{settings.base_url}/models",
                                    headers={"Authorization": f"Bearer {key}"}) as resp:
                 payload = json.loads(await resp.read())
-    except (aiohttp.ClientError, asyncio.TimeoutError, ValueError, OSError) as exc:
+    except (TimeoutError, aiohttp.ClientError, ValueError, OSError) as exc:
         return [scrub(f"prices: could not read {settings.base_url}/models: {exc}", [key])]
     live = read_model_prices(payload)
     lines = []

@@ -11,7 +11,6 @@ memory, no checks and no proofs.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import anyio
 

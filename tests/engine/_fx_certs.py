@@ -22,7 +22,7 @@ def _ku(**on: bool) -> x509.KeyUsage:
 
 def make_chain() -> tuple[bytes, bytes]:
     """(private key PEM, certificate chain PEM: signer then CA)."""
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca = (x509.CertificateBuilder().subject_name(_name("rabench test CA")).issuer_name(_name("rabench test CA"))
           .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())

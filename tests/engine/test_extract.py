@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
 from fpdf import FPDF
 
 from rabench.engine.extract import extract_fields, rows_from_ocr, rows_from_text

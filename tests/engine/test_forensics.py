@@ -56,7 +56,9 @@ def test_scores_are_continuous_and_rise_with_the_edit():
     clean, _ = receipt(noise=0.0)  # same digits: only the noise of the patch changes
     weak = _jpeg(_paste(base, Image.blend(base, clean, 0.6), boxes["total"][0]), 92)
     strong = _jpeg(_paste(base, clean, boxes["total"][0]), 92)
-    score = lambda im: {s.field: s.score for s in field_scores(im, boxes)}["total"]
+    def score(im):
+        return {s.field: s.score for s in field_scores(im, boxes)}["total"]
+
     assert score(base) < score(weak) < score(strong)
 
 

@@ -122,7 +122,7 @@ def test_cancelling_a_preparation_kills_its_worker_at_once(tmp_path):
 def test_workers_end_with_the_cache(tmp_path):
     good = _write(tmp_path, "good.png", _png(Image.new("RGB", (300, 400), "white")))
     cache = PrepCache(tmp_path / "cache")
-    anyio.run(lambda: cache.get(*good, "image/png"))
+    anyio.run(cache.get, *good, "image/png")
     procs = [w.process for w in cache.workers._all]
     assert procs and all(p.poll() is None for p in procs)  # kept for the next file
     del cache  # no close(): collected, the workers are told to end

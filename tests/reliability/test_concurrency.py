@@ -89,7 +89,7 @@ def _two_runs_into_one_cache(root, files, n):
         for k in range(2)
     ]
     results = [p.communicate(timeout=120) for p in procs]
-    for p, (out, err) in zip(procs, results):
+    for p, (_out, err) in zip(procs, results):
         assert p.returncode == 0, err
     for k in range(2):
         got = outcomes(root / f"run{k}")

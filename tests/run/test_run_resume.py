@@ -11,7 +11,7 @@ import msgspec
 import pytest
 
 from rabench.cli.main import main
-from rabench.contracts import Outcome, RunManifest, Verdict
+from rabench.contracts import RunManifest, Verdict
 from rabench.errors import UserError
 from rabench.run.lock import RunLock
 from rabench.run.outcomes import read_outcomes

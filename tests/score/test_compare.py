@@ -3,7 +3,7 @@
 import msgspec
 
 from rabench.cli.main import main
-from rabench.contracts import Outcome, Verdict
+from rabench.contracts import Outcome
 from rabench.score.compare import compare_runs
 from rabench.score.synthetic import make
 

@@ -15,7 +15,7 @@ from rabench.contracts import Authenticity, Case, LineItem, ReceiptLabel, SuiteH
 def receipt_png(i: int) -> bytes:
     im = Image.new("RGB", (160, 220), "white")
     draw = ImageDraw.Draw(im)
-    for row, line in enumerate([f"SHOP {i}", "2025-01-0%d" % (1 + i % 9), f"TOTAL {10 + i}.50"]):
+    for row, line in enumerate([f"SHOP {i}", f"2025-01-0{1 + i % 9}", f"TOTAL {10 + i}.50"]):
         draw.text((8, 8 + 18 * row), line, fill="black")
     buf = io.BytesIO()
     im.save(buf, "PNG")
@@ -34,7 +34,7 @@ def make_suite(root: Path, n: int) -> Path:
         label = ReceiptLabel(
             authenticity=Authenticity(verdict="fake", fake_class="hand_edit", edited_fields=["total"])
             if fake else Authenticity(verdict="genuine"),
-            merchant=f"Shop {i}", date="2025-01-0%d" % (1 + i % 9), total=10 + i + 0.5,
+            merchant=f"Shop {i}", date=f"2025-01-0{1 + i % 9}", total=10 + i + 0.5,
             currency="EUR", subtotal=None,
             line_items=[LineItem(description="Item", total=10 + i + 0.5, quantity=1, unit_price=10 + i + 0.5)],
         )

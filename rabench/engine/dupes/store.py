@@ -116,7 +116,7 @@ class SqliteStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "SqliteStore":
+    def __enter__(self) -> SqliteStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -324,5 +324,5 @@ def _presence_signals(f: FileFacts) -> list[Signal]:
     if f.format in _CAMERA_FORMATS and not has_exif:
         out.append(Signal("exif.absent", "file_fact", f"No EXIF block in this {f.format.upper()}: no camera data"))
     if not has_exif and not has_other:
-        out.append(Signal("meta.none", "file_fact", f"No metadata at all (no EXIF, XMP, text chunks or C2PA): stripped or never written"))
+        out.append(Signal("meta.none", "file_fact", "No metadata at all (no EXIF, XMP, text chunks or C2PA): stripped or never written"))
     return out

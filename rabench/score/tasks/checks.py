@@ -9,7 +9,6 @@ precision counts each document flagged in at least one run once (docs/methodolog
 
 from __future__ import annotations
 
-import numpy as np
 
 from rabench.contracts import Row
 from rabench.score.metrics import task_metrics

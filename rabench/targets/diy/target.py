@@ -8,7 +8,6 @@ owns the one retry layer and sees ``TransportFailure`` for what it may retry.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import time
 from types import ModuleType
@@ -122,7 +121,7 @@ class DiyTarget:
             async with self._session.post(req.url, json=req.body, headers=req.headers) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
-        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             self.last_latency_s = time.monotonic() - started
             detail = str(exc) or type(exc).__name__
             raise TransportFailure(
