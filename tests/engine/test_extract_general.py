@@ -127,3 +127,26 @@ def test_short_year_dates_as_us_restaurant_tills_print_them(row, iso):
 @pytest.mark.parametrize("row", ["Jun 22 18 guests", "Mar 12 14:30", "Table 12 Oct 5 17"])
 def test_a_month_and_numbers_without_a_year_mark_are_no_date(row):
     assert pick_date(parse_dates([row], language="en")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "total", "tax"),
+    [
+        # Indonesian: PPN is the tax, "Kembali" the change
+        ("TOKO MAJU\nAQUA 600ML  3.500\nROTI  6.500\nSub Total  10.000\nPPN 10%  1.000\nTotal Belanja  11.000\n"
+         "Tunai  20.000\nKembali  9.000", 11000.0, 1000.0),
+        # Malaysian SST (2018 on) and "Cukai"
+        ("KEDAI BUKU\nPen  10.00\nSub Total  10.00\nSST 6%  0.60\nJumlah  10.60\nTunai  20.00\nBaki  9.40", 10.60, 0.60),
+        ("RESTORAN\nNasi  10.00\nJumlah Kecil  10.00\nCukai Perkhidmatan 6%  0.60\nJumlah Besar  10.60", 10.60, 0.60),
+        # Spanish "Entregado", Italian "Contante", Dutch "Terug": payments, never the total
+        ("Bar Pepe\nCaña  2,50\nTapa  3,00\nTotal  5,50\nEntregado  10,00\nCambio  4,50", 5.50, None),
+        ("Bar Roma\nCaffè  1,20\nTotale  1,20\nContante  5,00\nResto  3,80", 1.20, None),
+        ("Bakker\nBrood  2,50\nTotaal  2,50\nContant  5,00\nTerug  2,50", 2.50, None),
+        # "Taxable sales" is the net amount: the total is its sum with the tax ("TL." as the label)
+        ("CHRIS'S HAMBURGERS\nCHZBURGER  $8.80\nFRIES  $17.05\nTAXABLE SALES  $25.85\nTAX  $2.46\nTL.  $28.31\n"
+         "CASH  $40.00\nCG  $11.69", 28.31, 2.46),
+    ],
+)
+def test_totals_vocabulary_of_more_countries(text, total, tax):
+    ex = _read(text)
+    assert (ex.fields.total, ex.fields.tax_total) == (total, tax)

@@ -40,6 +40,7 @@ SUBTOTAL = _kw([
     "total excl", "total excl.", "total hors taxes", "小計", "소계", "summa netto", "netto summe",
     "excluding", "exclusive", "excl", "exkl", "exkl.", "ohne mwst", "hors taxe", "hors taxes", "sin iva",
     "senza iva", "excl. btw", "exclusief", "before gst", "before tax", "before vat", "zwsumme",
+    "taxable sales", "taxable amount", "taxable total", "jumlah kecil", "sub jumlah", "subjumlah",
 ])
 # Tax words OCR often glues to the word before ("SalesTax", "dontTVA", "enth.MwSt"): these
 # match without a left boundary (never "taxi": the right boundary still holds).
@@ -47,6 +48,7 @@ _GLUED_TAX = re.compile(r"(tax|vat|tva|mwst|iva|gst|hst|btw)(?=\s?\d|\.\s?\d|:)"
 TAX = _kw([
     "tax", "taxes", "vat", "tva", "mwst", "mwst.", "ust", "ust.", "iva", "gst", "hst", "pst", "qst",
     "btw", "moms", "mva", "消費税", "内税", "外税", "税", "부가세", "ptu", "dph", "afa", "kdv", "steuer",
+    "sst", "ppn", "pajak", "cukai", "pb1", "pb 1", "service tax",
     "sales tax", "i.v.a", "taxe", "imposta", "impuesto", "cgst", "sgst", "igst", "tps", "tvq",
 ])
 TIP = _kw([
@@ -58,12 +60,14 @@ DISCOUNT = _kw([
     "discount", "rabatt", "remise", "reduction", "descuento", "sconto", "korting", "coupon",
     "savings", "you saved", "promo", "promotion", "voucher", "nachlass", "割引", "値引", "할인",
     "rebate", "diskaun", "sconto", "abzug", "saving", "great saving", "off", "preisvorteil", "ermassigung", "member discount",
+    "diskon", "potongan", "descuento aplicado", "korting totaal",
 ])
 # "Rounding Adj -0.02", "Total Rounded": cash rounding to the coin (Malaysia, Switzerland, ...).
 ROUNDING = _kw([
     "rounding", "round adj", "rounding adj", "rounding adjustment", "round off", "rounded", "rundung",
     "gerundet", "arrondi", "arrondissement", "redondeo", "arrotondamento", "afronding", "avrundning",
     "oresavrundning", "pembundaran", "penggenapan", "round adjustment", "rounding adj.",
+    "pembulatan", "pelarasan", "adj rounding",
 ])
 PAYMENT = _kw([
     "cash", "card", "visa", "mastercard", "master card", "amex", "maestro", "paid", "payment",
@@ -73,6 +77,8 @@ PAYMENT = _kw([
     "contactless", "apple pay", "google pay", "pagato", "pagado", "pago", "paye", "bezahlt",
     "received", "tarjeta credito", "pinnen", "contant", "wisselgeld", "現金", "釣銭", "gift card",
     "tunai", "baki", "tender", "tendered", "amex", "bancontact", "kartenzahlung", "bargeld", "zahlbetrag bar",
+    "kembali", "kembalian", "uang kembali", "entregado", "entrega", "bancomat", "contante",
+    "terug", "betaald", "wisselgeld", "kartu", "kartu debit", "kad kredit", "kad debit",
 ])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
@@ -82,6 +88,7 @@ TOTAL = _kw([
     "summa", "att betala", "razem", "suma", "celkem", "osszesen", "toplam", "balance", "ttc",
     "jumlah", "jumlah besar", "total payable", "amount payable", "nett total", "net payable", "payable",
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
+    "ttl", "importo", "totaalbedrag", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
