@@ -150,3 +150,23 @@ def test_a_month_and_numbers_without_a_year_mark_are_no_date(row):
 def test_totals_vocabulary_of_more_countries(text, total, tax):
     ex = _read(text)
     assert (ex.fields.total, ex.fields.tax_total) == (total, tax)
+
+
+@pytest.mark.parametrize(
+    ("row", "iso"),
+    [
+        ("25.04.2020/09:38", "2020-04-25"),  # a time after a slash
+        ("25.04.2O20 09:38", "2020-04-25"),  # a letter O for a zero
+        ("25,04.2020 09:38", "2020-04-25"),  # a comma for a dot
+        ("25.04 .2020 09:38", "2020-04-25"),  # a space beside a separator
+        ("l2.03.2019 10:00", "2019-03-12"),
+    ],
+)
+def test_a_date_ocr_damaged_a_little_is_mended(row, iso):
+    ex = _read(f"Bäckerei\nBrötchen  1,00\nSumme  1,00\n{row}\nVielen Dank")
+    assert ex.fields.date == iso
+
+
+def test_mending_does_not_join_two_things_into_a_date():
+    assert pick_date(parse_dates(["12/04-2020"], language="de")) is None
+    assert pick_date(parse_dates(["Summe  12.5O"], language="de")) is None

@@ -76,7 +76,26 @@ class DateCandidate(msgspec.Struct, frozen=True):
 
 
 # the year group may run on into a glued time ("25.04.2009:38"): split by _year_and_time
-_NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,6})(?![\d.,/-]?\d)")
+_NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,6})(?!(?![/-]\d{1,2}:\d{2})[\d.,/-]?\d)")
+# OCR's small damage to a printed date, mended before dates are parsed: a letter for a digit
+# ("25.04.2O20"), a comma for one of the dots ("25,04.2020"), a space beside a separator
+# ("25.04 .2020"). Only in the shape of a day-month-year date with a four-digit year of this era.
+_DAMAGED_DATE = re.compile(
+    r"(?<![\dA-Za-z])([0-3OoIl]?[\dOoIl])\s?([.,/-])\s?([01OoIl]?[\dOoIl])\s?([.,/-])\s?((?:19|2[0O])[\dOoIl]{2})(?![\d])"
+)
+_DATE_LOOKALIKE = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"})
+
+
+def _mend(text: str) -> str:
+    def fix(m: re.Match[str]) -> str:
+        d, s1, mo, s2, y = m.groups()
+        if {s1, s2} - {".", ","} and s1 != s2:
+            return m.group(0)  # "12/04-2020": not one date
+        sep = "." if "." in (s1, s2) or "," in (s1, s2) else s1
+        return f"{d}{sep}{mo}{sep}{y}".translate(_DATE_LOOKALIKE)
+
+    return _DAMAGED_DATE.sub(fix, text)
+
 _TIME = re.compile(r"(?<![\d.,])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s?[ap]\.?m\.?)?(?![\d.,]?\d)", re.I)
 _TIME_THEN_DATE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2})?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})")
 _OTHER_PURPOSE = re.compile(
@@ -170,7 +189,7 @@ def parse_dates(
     named: list[DateCandidate] = []
     numeric: list[tuple[int, str, dict[str, str], bool, bool, bool, bool, bool]] = []
     for i, raw in enumerate(rows):
-        text = _TIME_THEN_DATE.sub(r"\1 ", raw)
+        text = _TIME_THEN_DATE.sub(r"\1 ", _mend(raw))
         labelled = bool(_DATE_LABEL.search(text))
         other = bool(_OTHER_PURPOSE.search(text.lower()))
         header = i < header_rows
