@@ -14,12 +14,13 @@ score it into reports/<id>/real, and open the report with both side by side.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import shutil
 import sys
 import time
 from pathlib import Path
+
+import msgspec
 
 from rabench.cli import bench_real
 from rabench.contracts.targets_config import TargetsConfig, read_targets_config
@@ -226,7 +227,8 @@ def _run(args: argparse.Namespace) -> int:
         report_dir = Path("reports") / run_id
         if real_runs:
             _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real")])
-            (report_dir / "real" / "track.json").write_text(json.dumps(track.record(), indent=1) + "\n")
+            (report_dir / "real" / "track.json").write_bytes(
+                msgspec.json.format(msgspec.json.encode(track.record()), indent=1) + b"\n")
             _stage("report (real)", ["report", str(report_dir / "real")])
         _stage("score", ["score", *runs, "--out", str(report_dir)])
         _stage("report", ["report", str(report_dir)])

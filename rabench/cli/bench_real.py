@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rabench.contracts.views import TrackRecord
 from rabench.errors import UserError
 
 FORMATS = ("sroie", "cord", "folder")
@@ -99,16 +100,16 @@ class RealTrack:
         return self.root / f"forged-seed{self.seed}"
 
 
-    def record(self) -> dict[str, object]:
+    def record(self) -> TrackRecord:
         """What reports/ID/real/track.json says about where the real track came from."""
-        return {"source": str(self.src), "format": self.fmt, "content_key": self.key, "seed": self.seed,
-                "imported": str(self.imported), "forged": str(self.forged)}
+        return TrackRecord(source=str(self.src), format=self.fmt, content_key=self.key, seed=self.seed,
+                           imported=str(self.imported), forged=str(self.forged))
 
 
-def describe(record: dict[str, object]) -> str:
+def describe(record: TrackRecord) -> str:
     """One line for the report from a track.json record."""
-    return (f"receipts from {record.get('source')} ({record.get('format')}, content key "
-            f"{record.get('content_key')}), forged with seed {record.get('seed')} into {record.get('forged')}")
+    return (f"receipts from {record.source} ({record.format}, content key "
+            f"{record.content_key}), forged with seed {record.seed} into {record.forged}")
 
 
 def plan(src: str, fmt: str, seed: int) -> RealTrack:

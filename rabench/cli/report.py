@@ -6,26 +6,24 @@ import argparse
 import sys
 from pathlib import Path
 
-import msgspec
-
-from rabench.contracts.files import read_details, read_rows
+from rabench.contracts import Row
+from rabench.contracts.files import read_cases, read_details, read_rows, read_track
 from rabench.errors import UserError
 
 REAL_TRACK = "real"  # REPORT_DIR/real/: the real track's scored rows (rabench bench --real)
 
 
-def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list, str, str]:
+def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list[Row], str, str]:
     """REPORT_DIR/real/rows.json beside the main one: rewrite report.md with the synthetic |
     real section too; return the real rows, suite name and origin (real/track.json) for the page."""
     from rabench.cli.bench_real import describe
-    from rabench.score.output import decode
     from rabench.score.report_md import render as render_md
 
     record = real_path.parent / "track.json"
-    origin = describe(msgspec.json.decode(record.read_bytes())) if record.is_file() else ""
-    main_doc, real_doc = (decode(path.read_bytes(), str(path)) for path in (report_dir / "rows.json", real_path))
+    origin = describe(read_track(record)) if record.is_file() else ""
+    main_doc, real_doc = read_rows(report_dir / "rows.json"), read_rows(real_path)
     (report_dir / "report.md").write_text(render_md(main_doc, real_doc, origin), encoding="utf-8")
-    return msgspec.to_builtins(real_doc.rows), real_doc.header.suite_name, origin
+    return real_doc.rows, real_doc.header.suite_name, origin
 
 
 def build(report_dir: Path) -> Path:
@@ -34,28 +32,22 @@ def build(report_dir: Path) -> Path:
     rows_path = report_dir / "rows.json"
     if not rows_path.is_file():
         raise UserError(f"{report_dir}: no rows.json here (run `rabench score ... --out {report_dir}` first)")
-    # Typed at the edge (contracts_version checked, unknown keys refused), then handed to
-    # the page renderer as plain values.
-    typed = read_rows(rows_path)
-    doc = msgspec.to_builtins(typed)
-    rows, findings, header = doc["rows"], doc["findings"], doc["header"]
+    # Every file is typed at the edge: contracts_version checked first, unknown keys refused.
+    doc = read_rows(rows_path)
+    header = doc.header
     real_path = report_dir / REAL_TRACK / "rows.json"
     real_rows, real_suite, origin = (_with_real_track(report_dir, real_path) if real_path.is_file()
                                      else (None, "?", ""))
     details_path = report_dir / "details.json"
-    details = msgspec.to_builtins(read_details(details_path)) if details_path.is_file() else {}
+    details = read_details(details_path) if details_path.is_file() else None
     cases_path = report_dir / "cases.json"
-    try:
-        cases = msgspec.json.decode(cases_path.read_bytes()) if cases_path.is_file() else None
-    except msgspec.DecodeError as exc:
-        raise UserError(f"{cases_path}: not a cases.json file ({exc})") from None
-    runs = ", ".join(r.get("run_id", "?") for r in header.get("runs", []))
-    title = (f"{header.get('spec', 'RA-Bench')} · suite {header.get('suite_name', '?')} · runs {runs} · "
-             f"scorer {header.get('scorer_version', '?')}")
-    meta = {"title": title, "synthetic_suite": header.get("suite_name", "?"),
+    cases = read_cases(cases_path) if cases_path.is_file() else None
+    runs = ", ".join(r.run_id for r in header.runs)
+    title = f"{header.spec} · suite {header.suite_name} · runs {runs} · scorer {header.scorer_version}"
+    meta = {"title": title, "synthetic_suite": header.suite_name,
             "real_suite": real_suite, "real_origin": origin}
     out = report_dir / "report.html"
-    out.write_text(render(rows, findings, details, meta, real_rows, targets_info=header.get("targets"),
+    out.write_text(render(doc.rows, doc.findings, details, meta, real_rows, targets_info=header.targets,
                           cases=cases), encoding="utf-8")
     return out
 

@@ -14,6 +14,7 @@ from rabench.contracts.details import DetailsFile
 from rabench.contracts.prices import PriceTable
 from rabench.contracts.rows import RowsFile
 from rabench.contracts.targets_config import TargetsConfig
+from rabench.contracts.views import CasesFile, TrackRecord
 from rabench.errors import UserError
 
 # name -> (contract, the file it is); one per file rabench reads or writes, plus the
@@ -27,6 +28,8 @@ CONTRACTS: dict[str, tuple[type[msgspec.Struct], str]] = {
     "rows": (RowsFile, "reports/<id>/rows.json"),
     "row": (Row, "one row of rows.json"),
     "details": (DetailsFile, "reports/<id>/details.json"),
+    "cases": (CasesFile, "reports/<id>/cases.json"),
+    "track": (TrackRecord, "reports/<id>/real/track.json"),
     "targets_config": (TargetsConfig, "bench/targets.toml (TOML)"),
     "price_table": (PriceTable, "rabench/data/prices-<date>.toml (TOML)"),
 }
@@ -71,8 +74,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "schema",
         help="List the contracts (every file rabench reads or writes) and print their JSON Schemas.",
         description="Print the JSON Schema of every contract: the files rabench reads or writes "
-        f"(suite manifest, run.json, outcomes.jsonl, rows.json, details.json, targets.toml, the "
-        f"price table), version {CONTRACTS_VERSION}. --list names each with what it is; give a "
+        f"(suite manifest, run.json, outcomes.jsonl, rows.json, details.json, cases.json, "
+        f"track.json, targets.toml, the price table), version {CONTRACTS_VERSION}. --list names each with what it is; give a "
         f"NAME to print one: {', '.join(CONTRACTS)}.",
     )
     p.add_argument("name", nargs="?", help="one contract to print")

@@ -17,6 +17,7 @@ import msgspec
 from rabench.contracts.details import DetailsFile
 from rabench.contracts.outcome import RunManifest
 from rabench.contracts.rows import RowsFile
+from rabench.contracts.views import CasesFile, TrackRecord
 from rabench.contracts.version import UNVERSIONED, check_version
 from rabench.errors import UserError
 
@@ -73,6 +74,27 @@ def decode_details(data: bytes, where: str) -> DetailsFile:
     """``details.json`` bytes -> DetailsFile (version checked first)."""
     check_version(_decode(data, _Version, where, "details.json file").contracts_version, where, RESCORE)
     return _decode(data, DetailsFile, where, "details.json file")
+
+
+def decode_cases(data: bytes, where: str) -> CasesFile:
+    """``cases.json`` bytes -> CasesFile (version checked first)."""
+    check_version(_decode(data, _Version, where, "cases.json file").contracts_version, where, RESCORE)
+    return _decode(data, CasesFile, where, "cases.json file")
+
+
+def decode_track(data: bytes, where: str) -> TrackRecord:
+    """``real/track.json`` bytes -> TrackRecord (version checked first)."""
+    check_version(_decode(data, _Version, where, "track.json file").contracts_version, where,
+                  "run rabench bench --real again with this rabench")
+    return _decode(data, TrackRecord, where, "track.json file")
+
+
+def read_cases(path: Path) -> CasesFile:
+    return decode_cases(_read(path, "cases.json"), str(path))
+
+
+def read_track(path: Path) -> TrackRecord:
+    return decode_track(_read(path, "track.json"), str(path))
 
 
 def read_run_manifest(path: Path) -> RunManifest:

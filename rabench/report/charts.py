@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 
+from rabench.contracts.details import ReliabilityBin
 from rabench.report.style import target_colour
 
 import matplotlib
@@ -111,17 +112,17 @@ def roc_chart(curves: Mapping[str, tuple[Sequence[float], Sequence[float], str |
     return _svg(fig)
 
 
-def reliability_chart(bins: Mapping[str, Sequence[Mapping[str, float]]]) -> str:
+def reliability_chart(bins: Mapping[str, Sequence[ReliabilityBin]]) -> str:
     """Reliability diagram: mean risk vs share fake per bin, point size ~ runs in the bin."""
     fig, ax = plt.subplots(figsize=(4.2, 4.0))
     ax.plot([0, 1], [0, 1], ls=":", color="#999", lw=1)
-    for target, rows in bins.items():
-        rows = [r for r in rows if r.get("n", 0) > 0]
+    for target, all_bins in bins.items():
+        rows = [r for r in all_bins if r.n > 0]
         if not rows:
             continue
-        xs = [r["mean_risk"] for r in rows]
-        ys = [r["share_fake"] for r in rows]
-        sizes = [12 + 60 * r["n"] / max(x["n"] for x in rows) for r in rows]
+        xs = [r.mean_risk for r in rows]
+        ys = [r.share_fake for r in rows]
+        sizes = [12 + 60 * r.n / max(x.n for x in rows) for r in rows]
         ax.plot(xs, ys, "-", color=colour(target), lw=1, alpha=0.7, clip_on=False)
         ax.scatter(xs, ys, s=sizes, color=colour(target), label=target, zorder=3, clip_on=False)
     ax.set_xlabel("mean risk in bin")

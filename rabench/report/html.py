@@ -16,6 +16,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from rabench.contracts import Row, TargetInfo
+from rabench.contracts.details import DetailsFile, WorstMiss
+from rabench.contracts.rows import Finding
+from rabench.contracts.views import CasesFile
 from rabench.report import charts, tracks, verdict, viewer
 from rabench.report.style import num, target_colour
 from rabench.score.tasks.decisions import DEFAULTS
@@ -61,27 +65,30 @@ def fmt(value: float | None, metric: str = "") -> str:
     return f"{value:.3f}"
 
 
-def _cell(row: Mapping[str, Any] | None) -> str:
+def _cell(row: Row | None) -> str:
     if row is None:
         return "<td></td><td></td>"
-    if not row.get("supported", True):
+    if not row.supported:
         return '<td class="ns" colspan="2">not supported</td>'
     ci = ""
-    if row.get("lo") is not None and row.get("hi") is not None:
-        ci = f"[{fmt(row['lo'], row['metric'])}, {fmt(row['hi'], row['metric'])}]"
-    return (f'<td title="n={row.get("n")}">{_e(fmt(row.get("value"), row["metric"]))}</td>'
-            f'<td class="ci">{_e(ci)} n={row.get("n")}</td>')
+    if row.lo is not None and row.hi is not None:
+        ci = f"[{fmt(row.lo, row.metric)}, {fmt(row.hi, row.metric)}]"
+    return (f'<td title="n={row.n}">{_e(fmt(row.value, row.metric))}</td>'
+            f'<td class="ci">{_e(ci)} n={row.n}</td>')
 
 
-def _group(rows: Iterable[Mapping[str, Any]]):
+Grouped = dict[str, dict[str, dict[str, dict[str, Row]]]]
+
+
+def _group(rows: Iterable[Row]) -> Grouped:
     """{task: {stratum: {metric: {target: row}}}}, in first-seen order."""
     out: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for r in rows:
-        out[r["task"]][r["stratum"]][r["metric"]][r["target"]] = r
+        out[r.task][r.stratum][r.metric][r.target] = r
     return out
 
 
-def _table(metrics: Mapping[str, Mapping[str, Any]], targets: Sequence[str]) -> str:
+def _table(metrics: Mapping[str, Mapping[str, Row]], targets: Sequence[str]) -> str:
     head = "".join(f'<th colspan="2">{_e(t)}</th>' for t in targets)
     body = []
     for metric, by_target in metrics.items():
@@ -90,12 +97,11 @@ def _table(metrics: Mapping[str, Mapping[str, Any]], targets: Sequence[str]) -> 
     return f"<table><tr><th>metric</th>{head}</tr>{''.join(body)}</table>"
 
 
-def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Any]], targets: Sequence[str]) -> str:
+def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Row]], targets: Sequence[str]) -> str:
     if task not in RATE_TASKS:
         return ""
     names = [m for m, bt in metrics.items()
-             if any(r.get("supported", True) and r.get("value") is not None
-                    and 0.0 <= r["value"] <= 1.0 for r in bt.values())]
+             if any(r.supported and r.value is not None and 0.0 <= r.value <= 1.0 for r in bt.values())]
     if not names:
         return ""
     series = {}
@@ -103,23 +109,23 @@ def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Any]], targets
         vals = []
         for m in names:
             r = metrics[m].get(t)
-            ok = r is not None and r.get("supported", True) and r.get("value") is not None
-            vals.append((r["value"], r.get("lo"), r.get("hi")) if ok else (None, None, None))
+            vals.append((r.value, r.lo, r.hi) if r is not None and r.supported and r.value is not None
+                        else (None, None, None))
         series[t] = vals
     return f'<div class="card">{charts.interval_chart(names, series, title=f"{task}: 95% intervals")}</div>'
 
 
-def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
+def _findings(findings: Sequence[Finding]) -> str:
     """One compact matrix: a row per headline metric, a column per (ours vs baseline)."""
     if not findings:
         return "<p class='meta'>No baseline to compare with in these runs.</p>"
-    pairs = list(dict.fromkeys((f.get("target"), f.get("baseline")) for f in findings))
+    pairs = list(dict.fromkeys((f.target, f.baseline) for f in findings))
     cells: dict = defaultdict(dict)
     totals: dict = defaultdict(lambda: defaultdict(int))
     for f in findings:
-        pair = (f.get("target"), f.get("baseline"))
-        cells[(f.get("task"), f.get("metric"))][pair] = f
-        totals[pair][f.get("result")] += 1
+        pair = (f.target, f.baseline)
+        cells[(f.task, f.metric)][pair] = f
+        totals[pair][f.result] += 1
     head = "".join(f"<th>{_e(a)} vs {_e(b)}</th>" for a, b in pairs)
     summary = "".join(
         "<td class='meta'>" + _e(", ".join(f"{v} {k}" for k, v in sorted(totals[p].items()))) + "</td>"
@@ -132,9 +138,9 @@ def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
             if f is None:
                 tds.append("<td></td>")
                 continue
-            res = f.get("result", "")
+            res = f.result
             label = "not supported" if res == "not_supported" else res
-            tds.append(f"<td class='{_e(res)}' title='{_e(f.get('reason', ''))}'>{_e(label)}</td>")
+            tds.append(f"<td class='{_e(res)}' title='{_e(f.reason)}'>{_e(label)}</td>")
         body.append(f"<tr><td>{_e(task)}</td><td>{_e(metric)}</td>{''.join(tds)}</tr>")
     return (f"<table class='findings'><tr><th>task</th><th>metric</th>{head}</tr>"
             f"<tr><td></td><td class='meta'>summary</td>{summary}</tr>{''.join(body)}</table>"
@@ -143,20 +149,20 @@ def _findings(findings: Sequence[Mapping[str, Any]]) -> str:
             "Hover a cell for the reason.</p>")
 
 
-def _worst(misses: Sequence[Mapping[str, Any]]) -> str:
+def _worst(misses: Sequence[WorstMiss]) -> str:
     if not misses:
         return "<p class='meta'>No misses recorded.</p>"
     out = []
     for m in misses:
-        img = f"<img alt='{_e(m.get('case_id'))}' src='{_e(m['thumbnail'])}'>" if m.get("thumbnail") else ""
+        img = f"<img alt='{_e(m.case_id)}' src='{_e(m.thumbnail)}'>" if m.thumbnail else ""
         reasons = "".join(
-            f"<li><span class='kind'>{_e(r.get('kind', ''))}</span>{_e(r.get('text', ''))}</li>"
-            for r in m.get("reasons", [])
+            f"<li><span class='kind'>{_e(r.kind)}</span>{_e(r.text)}</li>"
+            for r in m.reasons
         )
         out.append(
-            f"<div class='miss'>{img}<div><b>{_e(m.get('case_id'))}</b> · {_e(m.get('target'))} · "
-            f"{_e(m.get('why', ''))}<h3>label</h3><pre>{_e(m.get('label', ''))}</pre>"
-            f"<h3>verdict</h3><pre>{_e(m.get('verdict', ''))}</pre><ul>{reasons}</ul></div></div>"
+            f"<div class='miss'>{img}<div><b>{_e(m.case_id)}</b> · {_e(m.target)} · "
+            f"{_e(m.why)}<h3>label</h3><pre>{_e(m.label)}</pre>"
+            f"<h3>verdict</h3><pre>{_e(m.verdict)}</pre><ul>{reasons}</ul></div></div>"
         )
     return "".join(out)
 
@@ -170,7 +176,7 @@ def scenario_label(stratum: str) -> str:
     return f"{key}={'$' if key.startswith('c_') else ''}{value} (rest default)"
 
 
-def _cost_sweep(grouped, targets: Sequence[str]) -> str:
+def _cost_sweep(grouped: Grouped, targets: Sequence[str]) -> str:
     decisions = grouped.get("decisions", {})
     scenarios = []
     for stratum, metrics in decisions.items():
@@ -190,13 +196,13 @@ def _cost_sweep(grouped, targets: Sequence[str]) -> str:
                 continue
             # A row that exists without a value is an unknown cost (drawn "unknown", never 0).
             series[f"{t} at risk ≥ {m.rsplit('_', 1)[-1]}"] = [
-                r.get("value") if r is not None and r.get("supported", True) else None for r in rows_]
+                r.value if r is not None and r.supported else None for r in rows_]
     approve = []
     for s in scenarios:
         v = None
         for m, bt in decisions[s].items():
             if "approve" in m:
-                v = next((r.get("value") for r in bt.values() if r.get("value") is not None), None)
+                v = next((r.value for r in bt.values() if r.value is not None), None)
         approve.append(v)
     if not series:
         return ""
@@ -207,7 +213,7 @@ def _cost_sweep(grouped, targets: Sequence[str]) -> str:
             "everything) means flagging at that threshold costs more than checking nothing.</p>")
 
 
-def _verdict(rows, targets_info) -> str:
+def _verdict(rows: Sequence[Row], targets_info: Sequence[TargetInfo]) -> str:
     v = verdict.build(rows, targets_info)
     who = "".join(f"<li><span class='sw' style='background:{target_colour(w.split('`')[1])}'></span>"
                   f"{verdict.to_html(w)}</li>" for w in v.who)
@@ -229,18 +235,19 @@ def _verdict(rows, targets_info) -> str:
     return "".join(out)
 
 
-def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]],
-           details: Mapping[str, Any], meta: Mapping[str, Any],
-           real_rows: Sequence[Mapping[str, Any]] | None = None, *,
-           targets_info: Sequence[Mapping[str, Any]] | None = None,
-           cases: Mapping[str, Any] | None = None) -> str:
+def render(rows: Sequence[Row], findings: Sequence[Finding],
+           details: DetailsFile | None, meta: Mapping[str, str],
+           real_rows: Sequence[Row] | None = None, *,
+           targets_info: Sequence[TargetInfo] | None = None,
+           cases: CasesFile | None = None) -> str:
     """The page; with ``real_rows`` (the real track's rows) it opens with synthetic | real.
     ``targets_info``: rows.json's header targets (id, kind, ...), for the verdict;
     ``cases``: cases.json, for the per-case viewer."""
     grouped = _group(rows)
-    targets = list(dict.fromkeys(r["target"] for r in rows))
+    targets = list(dict.fromkeys(r.target for r in rows))
     tasks = [t for t in TASK_ORDER if t in grouped] + [t for t in grouped if t not in TASK_ORDER]
-    info = list(targets_info) if targets_info else [{"id": t, "kind": "other"} for t in targets]
+    info = list(targets_info) if targets_info else [TargetInfo(id=t, kind="other") for t in targets]
+    details = details if details is not None else DetailsFile()
     toc = ("<nav class='toc'><a href='#verdict'>Verdict</a><a href='#headline'>Headline</a>"
            "<a href='#findings'>Findings</a><a href='#curves'>Curves</a><a href='#cost'>Cost</a>"
            "<a href='#worst'>Worst misses</a><a href='#cases'>Cases</a></nav>")
@@ -259,21 +266,21 @@ def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, An
                      f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>")
     parts.append("<h2 id='findings'>Findings: our targets vs each baseline</h2>" + _findings(findings))
     figs = []
-    if details.get("roc"):
-        auc = {r["target"]: r for r in rows if r["task"] == "authenticity" and r["metric"] == "roc_auc"
-               and r["stratum"] == "all" and r.get("value") is not None}
-        curves = {t: (c["fpr"], c["tpr"], num(auc[t]["value"], auc[t].get("lo"), auc[t].get("hi"))
-                      if t in auc else None) for t, c in details["roc"].items()}
+    if details.roc:
+        auc = {r.target: r for r in rows if r.task == "authenticity" and r.metric == "roc_auc"
+               and r.stratum == "all" and r.value is not None}
+        curves = {t: (c.fpr, c.tpr, num(auc[t].value, auc[t].lo, auc[t].hi) if t in auc else None)
+                  for t, c in details.roc.items()}
         figs.append(f"<div class='card'>{charts.roc_chart(curves)}</div>")
-    if details.get("reliability"):
-        figs.append(f"<div class='card'>{charts.reliability_chart(details['reliability'])}</div>")
+    if details.reliability:
+        figs.append(f"<div class='card'>{charts.reliability_chart(details.reliability)}</div>")
     if figs:
         parts.append("<h2 id='curves'>Authenticity curves</h2><div class='grid'>" + "".join(figs) + "</div>")
     sweep = _cost_sweep(grouped, targets)
     if sweep:
         parts.append("<h2 id='cost'>Expected cost</h2>" + sweep)
-    if details.get("latency"):
-        parts.append("<h2>Latency</h2><div class='card'>" + charts.latency_chart(details["latency"]) + "</div>")
+    if details.latency:
+        parts.append("<h2>Latency</h2><div class='card'>" + charts.latency_chart(details.latency) + "</div>")
     parts.append("<h2>Strata</h2>")
     for task in tasks:
         strata = [s for s in grouped[task] if s != "all"]
@@ -281,7 +288,7 @@ def render(rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, An
             continue
         inner = "".join(f"<h3>{_e(s)}</h3>{_table(grouped[task][s], targets)}" for s in strata)
         parts.append(f"<details><summary>{_e(task)} ({len(strata)} strata)</summary>{inner}</details>")
-    parts.append("<h2 id='worst'>Worst misses</h2>" + _worst(details.get("worst", [])))
+    parts.append("<h2 id='worst'>Worst misses</h2>" + _worst(details.worst))
     parts.append(viewer.section(cases))
     body = "".join(parts)
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"

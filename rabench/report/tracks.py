@@ -12,8 +12,6 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import msgspec
-
 from rabench.contracts import Row
 from rabench.report import charts
 from rabench.score.tracks import Pair, gap_text, pair_tracks, summary
@@ -76,12 +74,10 @@ def _chart(target: str, pairs: Sequence[Pair]) -> str:
     return f"<div class='card'>{svg}</div>"
 
 
-def section(synthetic_rows: Sequence[Mapping[str, Any]], real_rows: Sequence[Mapping[str, Any]],
-            meta: Mapping[str, Any]) -> str:
+def section(synthetic_rows: Sequence[Row], real_rows: Sequence[Row], meta: Mapping[str, str]) -> str:
     """The whole section as HTML; ``meta`` may hold ``synthetic_suite`` and ``real_suite`` names
     and ``real_origin`` (where the real receipts came from)."""
-    pairs = pair_tracks(msgspec.convert(list(synthetic_rows), list[Row]),
-                        msgspec.convert(list(real_rows), list[Row]))
+    pairs = pair_tracks(synthetic_rows, real_rows)
     lines = []
     for mark, text in summary(pairs):
         lines.append(f"<li class='{mark}'>{_e(text)}</li>")

@@ -76,6 +76,36 @@ def test_report_refuses_a_bad_details_json(scored, tmp_path, capsys, change, exp
     assert expected in err and "details.json" in err, err
 
 
+@pytest.mark.parametrize("change, expected", [
+    (lambda d: d.update(contracts_version=OTHER), f"contracts_version {OTHER} found"),
+    (lambda d: d["cases"][0].update(imgg=None), "unknown field imgg"),
+    (lambda d: d["cases"][0]["runs"][0][0].append(1), "cases.json"),  # a run of 7 items, not 6
+])
+def test_report_refuses_a_bad_cases_json(scored, tmp_path, capsys, change, expected):
+    report = _copy(scored[1], tmp_path / "r")
+    _edit(report / "cases.json", change)
+    assert main(["report", str(report)]) == 2
+    err = _one_line(capsys)
+    assert expected in err and "cases.json" in err, err
+
+
+def test_report_refuses_a_track_json_of_another_version_or_with_an_unknown_key(scored, tmp_path, capsys):
+    report = _copy(scored[1], tmp_path / "r")
+    (report / "real").mkdir()
+    shutil.copy(report / "rows.json", report / "real" / "rows.json")
+    track = {"source": "src", "format": "folder", "content_key": "k", "seed": 1, "imported": "i",
+             "forged": "f"}
+    (report / "real" / "track.json").write_text(json.dumps(track))
+    assert main(["report", str(report)]) == 0
+    assert "receipts from src (folder, content key k), forged with seed 1" in (report / "report.md").read_text()
+    for extra, expected in (({"contracts_version": OTHER}, f"contracts_version {OTHER} found"),
+                            ({"sede": 2}, "unknown field sede")):
+        (report / "real" / "track.json").write_text(json.dumps({**track, **extra}))
+        assert main(["report", str(report)]) == 2
+        err = _one_line(capsys)
+        assert expected in err and "track.json" in err, err
+
+
 def test_score_and_resume_refuse_a_run_json_of_another_version(scored, tmp_path, capsys):
     run = _copy(scored[0], tmp_path / "run")
     _edit(run / "run.json", lambda d: d.update(contracts_version=OTHER))
