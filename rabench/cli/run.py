@@ -31,6 +31,7 @@ def _run(args: argparse.Namespace) -> int:
         progress=args.progress,
         progress_interval=args.log_every,
         max_cost=args.max_cost,
+        adaptive=args.adaptive_concurrency,
         response_cache=(respcache.default_path() if args.cache_responses is True
                         else Path(args.cache_responses) if args.cache_responses else None),
     )
@@ -48,6 +49,8 @@ def _run(args: argparse.Namespace) -> int:
         + f"; {summary.prepared} files prepared"
         + (f"; {summary.cached} answers from the response cache" if options.response_cache else "")
     )
+    for provider, text in summary.adaptive.items():
+        print(f"{provider}: {text}")
     if summary.budget_stop:
         print(summary.budget_stop, file=sys.stderr)
         return 1
@@ -97,6 +100,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "version, prepared image, request parameters, repetition) is written from the cache, "
                         "marked cached (default file $RABENCH_CACHE/responses.sqlite, else "
                         ".cache/responses.sqlite)")
+    p.add_argument("--adaptive-concurrency", action="store_true",
+                   help="per provider, start at the concurrency cap, halve it on 429/503/529 or rising "
+                        "latency, grow it back as calls succeed (AIMD); the live value is in the progress line")
     p.add_argument("--dry-run", action="store_true",
                    help="print the estimated cost per target (price table, prompt and image tokens) and stop; "
                         "nothing is sent")

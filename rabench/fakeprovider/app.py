@@ -78,6 +78,7 @@ class FakeApp:
         self.labels = labels or {}
         self.requests: list[RecordedRequest] = []
         self._seen: dict[tuple[str, str], int] = {}
+        self._active: dict[str, int] = {}  # requests being answered, per model (max_in_flight)
 
     def make_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -123,14 +124,21 @@ class FakeApp:
                 latency, rng = 0.0, None
             else:
                 behaviour, latency, rng = self.profile.choose(model, image_sha, n)
+                limit = self.profile.for_model(model).max_in_flight
+                if limit and self._active.get(model, 0) >= limit:
+                    behaviour, latency = "429", 0.0
             self.requests.append(RecordedRequest(
                 wire=wire, path=request.path,
                 headers={k.lower(): v for k, v in request.headers.items()},
                 body=body, model=model, image_sha256=image_sha, n=n, behaviour=behaviour,
                 peer=_peer(request)))
-            if latency > 0:
-                await asyncio.sleep(latency)
-            return await self._respond(request, fmt, behaviour, model, image_sha, rng)
+            self._active[model] = self._active.get(model, 0) + 1
+            try:
+                if latency > 0:
+                    await asyncio.sleep(latency)
+                return await self._respond(request, fmt, behaviour, model, image_sha, rng)
+            finally:
+                self._active[model] -= 1
 
         return handle
 

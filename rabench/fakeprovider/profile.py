@@ -60,6 +60,10 @@ class ModelProfile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     echo_key: bool = False  # 4xx messages quote the key, as some providers do
     input_tokens: int = 1500
     output_tokens: int = 250
+    # A provider's concurrency limit: while this many requests for the model are being
+    # answered, another one gets 429 at once (0 = no limit). Arrival order decides, as at a
+    # real provider, so this is the one behaviour that is not deterministic per image.
+    max_in_flight: int = 0
 
     def validate(self, where: str) -> None:
         for name in list(self.mix) + list(self.script):
@@ -103,6 +107,12 @@ BUILTIN: dict[str, Profile] = {
     ),
     # Answers after 30 s: with a shorter per-attempt timeout every attempt times out.
     "slow": Profile(name="slow", default=ModelProfile(latency=Latency(ms=30_000))),
+    # An account limit of 8 calls in flight: above it, 429 without a Retry-After.
+    "limited": Profile(
+        name="limited",
+        default=ModelProfile(latency=Latency(dist="uniform", min_ms=20, max_ms=40), max_in_flight=8,
+                             retry_after=None),
+    ),
     # A bit of everything, weighted like a bad day at a provider.
     "chaos": Profile(
         name="chaos",

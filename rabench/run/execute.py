@@ -77,6 +77,7 @@ class _Call:
                 counters.in_flight += 1
             t0 = time.monotonic()
             timeout = asyncio.timeout(self.timeout_s)
+            status: int | None = None  # for an adaptive gate: the transport failure's HTTP status
             try:
                 async with timeout:
                     return await self.target.check(self.request)
@@ -84,10 +85,15 @@ class _Call:
                 if timeout.expired():  # our deadline, not a TimeoutError raised by the target
                     raise _AttemptTimedOut() from None
                 raise
+            except TransportFailure as exc:
+                status = exc.status if exc.status is not None else -1
+                raise
             finally:
                 self.latency_s = time.monotonic() - t0
                 if counters is not None:
                     counters.in_flight -= 1
+                if self.gate.adaptive:
+                    self.gate.observe(self.latency_s, status)
 
 
 async def call_target(

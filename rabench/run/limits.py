@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import ValuesView
 
 from aiolimiter import AsyncLimiter
 
@@ -31,6 +30,15 @@ def make_limiter(rpm: float) -> AsyncLimiter:
 
 class ProviderGate:
     __slots__ = ("name", "limits", "_slots", "_limiter", "in_flight", "max_in_flight", "calls")
+    adaptive = False  # True: the call path reports each attempt to ``observe`` (rabench.run.adaptive)
+
+    @property
+    def limit(self) -> int:
+        """Calls allowed in flight right now (fixed here; adaptive gates change it)."""
+        return self.limits.concurrency
+
+    def observe(self, latency_s: float, status: int | None) -> None:
+        return None
 
     def __init__(self, name: str, limits: Limits):
         self.name = name
@@ -60,15 +68,3 @@ class ProviderGate:
         self.in_flight -= 1
         self._slots.release()
 
-
-class Gates:
-    """One gate per provider name, created on first use from the resolved limits."""
-
-    def __init__(self, limits_of: dict[str, Limits]):
-        self._gates = {name: ProviderGate(name, lim) for name, lim in limits_of.items()}
-
-    def __getitem__(self, provider: str) -> ProviderGate:
-        return self._gates[provider]
-
-    def values(self) -> ValuesView[ProviderGate]:
-        return self._gates.values()

@@ -27,6 +27,7 @@ from rabench.errors import UserError
 from rabench.prepare.cache import PrepCache
 from rabench.prepare.image import PREP_VERSION
 from rabench.run import config as cfg
+from rabench.run.adaptive import AdaptiveGate
 from rabench.run.budget import Budget
 from rabench.run.dryrun import TargetEstimate, estimate_run
 from rabench.run.limits import ProviderGate
@@ -65,6 +66,7 @@ class RunOptions:
     progress_interval: float = 10.0
     max_cost: float | None = None  # USD over the whole run folder (--max-cost); None: no cap
     response_cache: Path | None = None  # SQLite file of the response cache (--cache-responses); None: off
+    adaptive: bool = False  # adaptive concurrency per provider (--adaptive-concurrency)
 
 
 @dataclass
@@ -79,6 +81,7 @@ class RunSummary:
     budget_stop: str | None = None  # the one line naming the cap that stopped the run, if one did
     not_started: int = 0  # units a spending cap kept from starting (a resume runs them)
     cached: int = 0  # outcomes written from the response cache
+    adaptive: dict[str, str] = field(default_factory=dict)  # provider -> how its adaptive limit moved
 
 
 def provider_for(target: Target) -> str:
@@ -230,7 +233,8 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
     timeout_s = options.timeout_s if options.timeout_s is not None else cfg.default_timeout(config)
     providers = {t.info.id: provider_for(t) for t in targets}
     gates = {
-        name: ProviderGate(name, cfg.provider_limits(config, name, options.rpm, options.concurrency))
+        name: (AdaptiveGate if options.adaptive else ProviderGate)(
+            name, cfg.provider_limits(config, name, options.rpm, options.concurrency))
         for name in sorted(set(providers.values()))
     }
     opened: list[Target] = []
@@ -272,6 +276,8 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             tid = t.info.id
             previous = sum(1 for k in done if k[1] == tid)
             counters[tid] = TargetCounters(tid, plan.count * repetitions, previous)
+            if options.adaptive:
+                counters[tid].gate = gates[providers[tid]]
         with OutcomeWriter(out / OUTCOMES) as writer:
             ctx = RunContext(
                 run_id=manifest.run_id, plan=plan, repetitions=repetitions, writer=writer,
@@ -296,6 +302,7 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             budget_stop=stop,
             not_started=budget.refused() if budget is not None else 0,
             cached=responses.hits if responses is not None else 0,
+            adaptive={name: g.describe() for name, g in gates.items() if isinstance(g, AdaptiveGate)},
         )
     finally:
         if responses is not None:
