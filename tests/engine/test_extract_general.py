@@ -170,3 +170,17 @@ def test_a_date_ocr_damaged_a_little_is_mended(row, iso):
 def test_mending_does_not_join_two_things_into_a_date():
     assert pick_date(parse_dates(["12/04-2020"], language="de")) is None
     assert pick_date(parse_dates(["Summe  12.5O"], language="de")) is None
+
+
+def test_a_totals_amount_that_lost_its_decimal_mark():
+    ex = _read("Cafe\nBurger  40.00\nFries  15.00\nSubtotal  $55  00\nTax  $4.40\nTotal  $59.40")
+    assert (ex.fields.subtotal, ex.fields.total) == (55.00, 59.40)
+    assert any("decimal mark" in d for d in ex.doubts)  # a mended reading: no proof rests on it
+    # only on a totals row: "Tel  03  12" or an item's "2  50" stay what they are
+    ex = _read("Kedai\nNasi  5.00\nTOTAL  5.00\nTel  03  12")
+    assert ex.fields.total == 5.00 and not ex.doubts
+
+
+def test_july_as_ocr_reads_it():
+    c = pick_date(parse_dates(["Chk 1844", "Ju116'1708:15PM"], language="en"))
+    assert c is not None and c.iso == "2017-07-16"

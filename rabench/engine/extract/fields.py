@@ -28,11 +28,6 @@ from rabench.engine.extract.summary import read_summary
 from rabench.engine.extract.vocab import detect_language, fold, row_kind
 
 
-class Money(msgspec.Struct, frozen=True):
-    value: float
-    row: int
-
-
 class Extraction(msgspec.Struct, frozen=True):
     """What the reader found, with enough detail for checks, plausibility and reasons."""
 
@@ -80,9 +75,18 @@ _NOT_RECEIPT_NO = re.compile(
     r"terminal|kasse|till|card|auth|tid|mid|iban|bic|cashier|kassierer|server|operator|pos|register|"
     r"store|filiale|zip|plz|hst|uid|nif|cif|p\.iva|partita)(?![a-z])"
 )
+# A totals row whose amount lost its decimal mark: "Subtotal  $55  00", "TOTAL  12 50"
+_SPLIT_AMOUNT = re.compile(r"(?<![\d.,])(?P<sym>[$€£]|RM|EUR)?\s?(?P<int>[1-9]\d{0,4}|0)\s{1,2}(?P<dec>\d{2})\s*$")
+
+
 def _row_amount(row: Row, minor: int) -> Amount | None:
     """The row's amount: the right-most amount in the row's text."""
     found = find_amounts(row.text, minor_units=minor)
+    if not found or (found[-1].decimals == 0 and minor == 2):
+        m = _SPLIT_AMOUNT.search(row.text) if minor == 2 else None
+        if m and row_kind(row.text[: m.start()]) in ("total", "subtotal", "tax"):
+            value = float(f"{m.group('int')}.{m.group('dec')}")
+            return Amount(value=value, text=m.group(0).strip(), start=m.start(), end=m.end(), decimals=2)
     if not found:
         return None
     amount = found[-1]
@@ -186,6 +190,8 @@ def _amount_doubts(rows: list[Row], used: dict[int, Amount], majority_mark: str 
             out.append(f"\"{a.text}\" on row \"{rows[i].text.strip()}\" uses another decimal mark than the receipt")
         elif re.search(r"\d[.,]\s+\d", rows[i].text[max(0, a.start - 3): a.end + 3]):
             out.append(f"a broken amount on row \"{rows[i].text.strip()}\"")
+        elif a.decimals and not re.search(r"[.,]\d", a.text):
+            out.append(f"an amount without its decimal mark on row \"{rows[i].text.strip()}\"")
     return out
 
 
