@@ -27,7 +27,7 @@ from rabench.contracts.targets_config import TargetsConfig, read_targets_config
 from rabench.errors import UserError
 
 DEFAULT_CONFIG = Path("bench/targets.toml")
-# Baselines that need no key, so the first report compares something (docs/targets.md):
+# Baselines that need no key, so the first report compares something (docs/running.md):
 # `meta` reads only file metadata (rabench/targets/meta.py); `null` answers nothing, the floor.
 NO_KEY_BASELINES = ("meta", "null")
 DOMAIN_TAG = "domain"

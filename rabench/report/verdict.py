@@ -95,7 +95,7 @@ def _describe(info: Mapping[str, Any]) -> str:
         return f"`{info['id']}`: {info.get('model', '?')} asked one plain prompt through {info.get('provider', '?')}"
     if info["id"] == "meta" or str(info["id"]).startswith("meta:"):
         return (f"`{info['id']}`: metadata-only rules (file tags and PDF revisions; no OCR, no pixels; "
-                "docs/targets.md), a baseline that needs no key")
+                "docs/running.md), a baseline that needs no key")
     return f"`{info['id']}`: {WHAT.get(kind, WHAT['other'])}"
 
 

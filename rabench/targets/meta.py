@@ -7,7 +7,7 @@ the engine's provenance reader (``rabench.engine.provenance.file_signals``) --
 and nothing else: no OCR, no pixels beyond the EXIF thumbnail comparison, no
 printed date (so never a photo-before-purchase proof), no memory, no checks.
 
-Rules (fixed, not fitted; docs/targets.md "meta"):
+Rules (fixed, not fitted; docs/running.md, "The meta target"):
 
 * a proof in the metadata (an AI-generator or receipt-generator tag, an AI
   source type, a PDF update that changed a page, a thumbnail that no longer
