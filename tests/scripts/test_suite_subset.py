@@ -37,3 +37,18 @@ def test_keeps_the_ids_in_the_range_and_the_result_validates(tmp_path):
     again = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "src"), str(tmp_path / "a"), "0", "245"],
                            capture_output=True, text=True)
     assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_a_case_file_outside_the_suite_is_refused_not_copied(tmp_path):
+    """Before: the script joined OUT / file for any file the manifest named ("../x" included)."""
+    _suite(tmp_path / "src", ["000", "001"])
+    (tmp_path / "secret.jpg").write_bytes(b"secret")
+    manifest = tmp_path / "src" / "manifest.jsonl"
+    lines = manifest.read_text().splitlines()
+    case = json.loads(lines[2])
+    case["file"], case["sha256"] = "../secret.jpg", hashlib.sha256(b"secret").hexdigest()
+    manifest.write_text("\n".join([*lines[:2], json.dumps(case)]) + "\n")
+    run = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "src"), str(tmp_path / "a"), "0", "9"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "escapes the suite folder" in run.stderr, run.stderr
+    assert "\n" not in run.stderr.strip() and not (tmp_path / "a").exists()
