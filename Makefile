@@ -14,7 +14,7 @@ REAL ?=
 RUN_ID ?=
 export PYTHONHASHSEED := 0
 
-.PHONY: venv test bench clean-venv lock
+.PHONY: venv test test-fast lint bench clean-venv lock
 
 venv: $(STAMP)
 
@@ -26,6 +26,14 @@ $(STAMP): pyproject.toml constraints.txt scripts/bootstrap.sh
 test: venv
 	@bash scripts/ensure-chromium.sh
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+# The edit loop: everything but the `slow` tests and the lint (ruff, vulture); `make test` runs all.
+test-fast: venv
+	@bash scripts/ensure-chromium.sh
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not lint" $(PYTEST_ARGS)
+
+lint: venv
+	$(PY) -m pytest -q -p no:cacheprovider -m lint tests/test_lint.py
 
 bench: venv
 	$(PY) -m rabench bench --size $(SIZE) $(if $(TARGETS),--targets "$(TARGETS)") $(if $(REAL),--real "$(REAL)") $(if $(RUN_ID),--run-id "$(RUN_ID)")

@@ -147,13 +147,6 @@ class AuditResult:
     rows: list[SignalAUC] = field(default_factory=list)
     n_cases: int = 0
 
-    def max_auc(self) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for r in self.rows:
-            if r.auc is not None:
-                out[r.signal] = max(out.get(r.signal, 0.0), r.auc)
-        return out
-
     def failures(self, threshold: float = THRESHOLD) -> list[SignalAUC]:
         return [r for r in self.rows if r.auc is not None and r.auc > threshold]
 

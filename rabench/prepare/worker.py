@@ -180,8 +180,7 @@ class PrepWorkers:
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._slots: anyio.Semaphore | None = None
-        # Workers end with this object even when nobody calls close().
-        self._finalizer = weakref.finalize(self, _stop_all, self._all)
+        weakref.finalize(self, _stop_all, self._all)  # workers end with this object, close() or not
 
     async def prepare(self, source: Path, sha256: str, media_type: str, stem: Path) -> tuple[Path, str]:
         """The cache entry's (path, media type); PreparationError on refusal, overrun or a dead worker."""

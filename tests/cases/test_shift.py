@@ -15,7 +15,7 @@ from rabench.cases.manifest import MANIFEST, open_suite
 from rabench.cases.shift import design, out_of_fold, shift, suite_signals
 from rabench.cases.synth.suite import generate_suite
 from rabench.cli.main import main
-from rabench.contracts import Case, SuiteHeader
+from rabench.contracts import SuiteHeader
 
 
 def _records(rng: np.random.Generator, n: int, *, bright: float = 230.0) -> list[dict]:

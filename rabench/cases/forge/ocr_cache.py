@@ -37,7 +37,6 @@ class Reader:
         self._engine: OcrEngine | None = None
         self._rec = None  # a recogniser alone, for reading back single edited lines
         self.hits = 0
-        self.reads = 0
 
     def _key(self, sha256: str) -> Path | None:
         if self.cache_dir is None:
@@ -71,7 +70,6 @@ class Reader:
             except (msgspec.DecodeError, msgspec.ValidationError):
                 pass
         result = self.engine().read(image)
-        self.reads += 1
         if key is not None:
             key.parent.mkdir(parents=True, exist_ok=True)
             tmp = key.with_suffix(".tmp")

@@ -241,7 +241,7 @@ def _stroke(mask: np.ndarray) -> float:
 def _glyph_mask(char: str, mono: bool, bold: bool, height: int, width: float | None) -> tuple[np.ndarray, int]:
     """``char`` drawn so that a digit is ``height`` px tall (and ``width`` px wide): (alpha, top offset)."""
     f = _font(mono, bold, 96)
-    zl, zt, zr, zb = f.getbbox("0")
+    _, zt, _, zb = f.getbbox("0")
     left, top, right, bottom = f.getbbox(char)
     w, h = right - left + 8, bottom - top + 8
     big = Image.new("L", (w, h), 0)

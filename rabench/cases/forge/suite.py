@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
 import numpy as np
 from msgspec import UNSET
 

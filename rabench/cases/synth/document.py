@@ -23,7 +23,7 @@ a copy (``edit_field``) so the label always carries what is *printed*.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 import numpy as np

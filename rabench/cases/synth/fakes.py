@@ -74,10 +74,6 @@ def user_typed_total(doc: Doc, rng: np.random.Generator) -> Doc:
     return dataclasses.replace(doc, total=expected_total(doc) + delta)
 
 
-def _union(boxes: list[Box]) -> Box:
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
 def field_mask(size: tuple[int, int], boxes: list[Box], pad: int = 6) -> Image.Image:
     m = Image.new("L", size, 0)
     d = ImageDraw.Draw(m)

@@ -20,7 +20,7 @@ def _amt(v: int | None, doc: Doc) -> float | None:
     return round(v / 10 ** doc.loc.currency.decimals, doc.loc.currency.decimals)
 
 
-def label_for(doc: Doc, spec: "Spec") -> ReceiptLabel:
+def label_for(doc: Doc, spec: Spec) -> ReceiptLabel:
     fake = spec.cls != "genuine"
     auth = Authenticity(
         verdict="fake" if fake else "genuine",

@@ -13,7 +13,7 @@ label; only a changed *page content* between revisions shows tampering.
 from __future__ import annotations
 
 import io
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 
 from fpdf import FPDF
 from pypdf import PdfReader, PdfWriter
@@ -42,7 +42,7 @@ def render_pdf(rows: list[Row], style: Style, *, created: datetime, producer: st
     height += logo_h + (3 if logo else 0)
     pdf = FPDF(unit="mm", format=(style.pdf_width_mm, max(60.0, height + 10)))
     pdf.core_fonts_encoding = "windows-1252"
-    pdf.set_creation_date(created.replace(tzinfo=timezone.utc))
+    pdf.set_creation_date(created.replace(tzinfo=UTC))
     pdf.set_producer(producer or "")
     if creator:
         pdf.set_creator(creator)

@@ -7,7 +7,6 @@ file or the manifest carries a time of generation.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import sys
@@ -22,7 +21,7 @@ import numpy as np
 
 from rabench.cases.manifest import MANIFEST
 from rabench.cases.synth.build import Built, build_base, rng_for, submission_delay
-from rabench.cases.synth.plan import SEEDS, SIZES, TransformSpec, make_plan
+from rabench.cases.synth.plan import SEEDS, TransformSpec, make_plan
 from rabench.cases.transforms import apply_transform
 from rabench.contracts import Case, Lineage, SuiteHeader
 
@@ -163,10 +162,6 @@ def _submission_dates(seed: int, plan, built: dict[tuple[str, int], Built]) -> d
         start = max(date.fromisoformat(out[("base", t.of)]), date.fromisoformat(built[key].submitted))
         out[key] = (start + timedelta(days=1 + submission_delay(rng_for(seed, t.index, 10)))).isoformat()
     return out
-
-
-def known_sizes() -> tuple[str, ...]:
-    return tuple(SIZES)
 
 
 def plain_progress(stream=sys.stderr, every: int = 25) -> Progress:

@@ -180,11 +180,3 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         out.append(Amount(value=v, text=m.group(0).strip(), start=start, end=end, decimals=decimals))
     return out
 
-
-def last_amount(text: str, *, minor_units: int = 2) -> Amount | None:
-    found = find_amounts(text, minor_units=minor_units)
-    return found[-1] if found else None
-
-
-def format_amount(value: float, minor_units: int = 2) -> str:
-    return f"{value:,.{minor_units}f}"

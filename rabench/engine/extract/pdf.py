@@ -63,7 +63,3 @@ def pdf_text_lines(path: Path | str | bytes, *, page_width_px: int | None = None
         doc.close()
     return lines
 
-
-def is_pdf(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(1024).lstrip().startswith(b"%PDF")

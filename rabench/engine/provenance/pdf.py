@@ -23,7 +23,6 @@ import re
 import msgspec
 
 MAX_REVISIONS = 16
-MAX_PDF_BYTES = 64 * 1024 * 1024
 MAX_PAGES = 20
 
 _EOF = re.compile(rb"%%EOF[ \t\x00]*(?:\r\n|\r|\n)?")

@@ -18,7 +18,6 @@ import msgspec
 
 MAX_PACKET_BYTES = 2 * 1024 * 1024
 MAX_HISTORY = 64
-IPTC_CODES = "http://cv.iptc.org/newscodes/digitalsourcetype/"
 # Codes whose presence proves the image was made by a trained (AI) model.
 AI_SOURCE_TYPES = frozenset({"trainedAlgorithmicMedia", "compositeWithTrainedAlgorithmicMedia"})
 
@@ -91,7 +90,7 @@ def _walk(root: ET.Element, out: XmpFacts) -> None:
         name = _local(el.tag)
         # attribute form: <rdf:Description xmp:CreatorTool="...">
         for akey, aval in el.attrib.items():
-            _prop(out, _local(akey), aval, el, is_attr=True)
+            _prop(out, _local(akey), aval, el)
         text = (el.text or "").strip()
         if name == "li" and not text:
             continue
@@ -99,18 +98,18 @@ def _walk(root: ET.Element, out: XmpFacts) -> None:
             _history(el, out)
             continue
         if text:
-            _prop(out, name, text, el, is_attr=False)
+            _prop(out, name, text, el)
         elif name in _TOOL_NAMES | {"DigitalSourceType"}:
             # value inside rdf:Alt / rdf:Seq / rdf:Bag
             for li in el.iter():
                 if _local(li.tag) == "li" and (li.text or "").strip():
-                    _prop(out, name, li.text.strip(), el, is_attr=False)
+                    _prop(out, name, li.text.strip(), el)
         resource = next((v for k, v in el.attrib.items() if _local(k) == "resource"), None)
         if resource and name == "DigitalSourceType":
-            _prop(out, name, resource, el, is_attr=False)
+            _prop(out, name, resource, el)
 
 
-def _prop(out: XmpFacts, name: str, value: str, el: ET.Element, *, is_attr: bool) -> None:
+def _prop(out: XmpFacts, name: str, value: str, el: ET.Element) -> None:
     if name == "DigitalSourceType":
         code = source_code(value)
         if code and code not in out.source_types:
