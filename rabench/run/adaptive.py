@@ -82,11 +82,11 @@ def _cooldown(state: AimdState, policy: AimdPolicy) -> float:
 def _decrease(state: AimdState, policy: AimdPolicy, now: float, in_flight: int | None,
               **changes: object) -> AimdState:
     if now - state.last_decrease_at < _cooldown(state, policy):
-        return msgspec.structs.replace(state, **changes)  # type: ignore[arg-type]
+        return msgspec.structs.replace(state, **changes)
     worked = state.slots if in_flight is None else min(state.slots, in_flight)
     ceiling = max(policy.min_limit, float(worked - 1))
     limit = max(policy.min_limit, min(state.limit * policy.decrease, ceiling))
-    return msgspec.structs.replace(state, limit=limit, ceiling=ceiling,  # type: ignore[arg-type]
+    return msgspec.structs.replace(state, limit=limit, ceiling=ceiling,
                                    last_decrease_at=now, decreases=state.decreases + 1, **changes)
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from rabench.run.adaptive import AdaptiveGate
 
 
 class TargetCounters:
@@ -31,7 +34,7 @@ class TargetCounters:
         self.errors = 0  # finished with any status but ok
         self.statuses: dict[str, int] = {}
         self.started = time.monotonic()
-        self.gate = None  # the provider's gate, when adaptive: its live limit is shown
+        self.gate: AdaptiveGate | None = None  # the provider's gate, when adaptive: its live limit is shown
 
     def finish(self, status: str) -> None:
         self.done += 1

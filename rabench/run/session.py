@@ -276,8 +276,9 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             tid = t.info.id
             previous = sum(1 for k in done if k[1] == tid)
             counters[tid] = TargetCounters(tid, plan.count * repetitions, previous)
-            if options.adaptive:
-                counters[tid].gate = gates[providers[tid]]
+            gate = gates[providers[tid]]
+            if options.adaptive and isinstance(gate, AdaptiveGate):
+                counters[tid].gate = gate
         with OutcomeWriter(out / OUTCOMES) as writer:
             ctx = RunContext(
                 run_id=manifest.run_id, plan=plan, repetitions=repetitions, writer=writer,
