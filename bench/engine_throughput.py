@@ -30,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 from rabench.cases.manifest import open_suite
+from rabench.contracts import TargetsConfig
 from rabench.engine.ocr import ProcessWorkerPool
 from rabench.engine.pipeline import AnalysisSettings, UnreadableFile, analyse
 from rabench.engine.target import SelfTarget
@@ -53,7 +54,7 @@ async def _run(suite: Path, workers: int, limit: int, cache: Path) -> dict:
             prepared[lc.case.id] = None
     pool = ProcessWorkerPool(workers)
     pool.warm_up()
-    target = SelfTarget("self", {}, pool=pool)
+    target = SelfTarget("self", TargetsConfig(), pool=pool)
     await target.reset(0)
     stages: Counter[str] = Counter()
     errors = 0
