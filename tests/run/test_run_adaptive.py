@@ -4,10 +4,8 @@ and an end-to-end run against a fake provider that answers 429 above a concurren
 from __future__ import annotations
 
 import asyncio
-import math
 
 import msgspec
-import pytest
 from receipt_suite import make_suite
 
 from rabench.cli.main import main
