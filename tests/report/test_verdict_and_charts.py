@@ -145,3 +145,13 @@ def test_console_headline_keeps_names_whole_and_values_inside_intervals():
     assert "0.998 [0.995, 1.000]" in text and "0.500" not in text  # only stratum "all"
     for v, a, b in re.findall(r"(\d\.\d+) \[(\d\.\d+), (\d\.\d+)\]", text):
         assert float(a) <= float(v) <= float(b)
+
+
+@pytest.mark.parametrize("command", ["report", "compare", "bench", "score"])
+def test_help_prints_a_plain_percent(command, capsys):
+    from rabench.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "%%" not in out
