@@ -12,7 +12,7 @@ from rabench.errors import UserError
 from rabench.run import config as cfg
 from rabench.run.load import format_summary, run_load
 from rabench.run.retry import RetryPolicy
-from rabench.targets.registry import make_target
+from rabench.targets.registry import make_target, provider_of
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -23,6 +23,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.rpm is not None and not (math.isfinite(args.rpm) and args.rpm >= 0):
         raise UserError(f"--rpm {args.rpm:g}: must be a number >= 0 (0 = no limit)")
     config = cfg.load_targets_config(args.config)
+    # the target's connection pool sized from --concurrency, not the config: a pool smaller
+    # than the calls in flight would queue them inside the client and time the queue
+    config = cfg.with_overrides(config, None, {provider_of(args.target): args.concurrency})
     target = make_target(args.target, config)
     summary = run_load(
         target, suite_dir=args.suite, concurrency=args.concurrency, calls=args.calls,

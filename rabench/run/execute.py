@@ -40,6 +40,7 @@ class CallResult:
     verdict: Verdict | None = None
     error: str | None = None
     usage: Usage | None = None
+    wait_s: float = 0.0  # time spent waiting for the provider gate (a slot, a rate token), all attempts
 
 
 class _AttemptTimedOut(Exception):
@@ -56,7 +57,7 @@ def one_line(exc: BaseException) -> str:
 class _Call:
     """State of one unit's attempts (a small object beats closures in the hot path)."""
 
-    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters")
+    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters", "wait_s")
 
     def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, counters: Any):
         self.target = target
@@ -66,16 +67,19 @@ class _Call:
         self.attempts = 0
         self.latency_s: float | None = None
         self.counters = counters
+        self.wait_s = 0.0
 
     async def attempt(self) -> Verdict:
         counters = self.counters
         if self.attempts and counters is not None:
             counters.retries += 1
+        asked = time.monotonic()
         async with self.gate:
             self.attempts += 1
             if counters is not None:
                 counters.in_flight += 1
             t0 = time.monotonic()
+            self.wait_s += t0 - asked
             timeout = asyncio.timeout(self.timeout_s)
             status: int | None = None  # for an adaptive gate: the transport failure's HTTP status
             try:
@@ -118,24 +122,25 @@ async def call_target(
             verdict = await retry_transport(call.attempt, first, policy)
     except _AttemptTimedOut:
         return CallResult(
-            "timeout", call.attempts, call.latency_s,
+            "timeout", call.attempts, call.latency_s, wait_s=call.wait_s,
             error=f"no answer within {timeout_s:g} s (attempt {call.attempts})",
         )
     except TargetFailure as exc:
         return CallResult(
-            exc.status, call.attempts, call.latency_s,
+            exc.status, call.attempts, call.latency_s, wait_s=call.wait_s,
             error=(" ".join(str(exc).split()) or exc.status)[:MAX_ERROR_CHARS], usage=exc.usage,
         )
     except TransportFailure as exc:
         return CallResult(
-            "error", call.attempts, call.latency_s,
+            "error", call.attempts, call.latency_s, wait_s=call.wait_s,
             error=f"transport failure after {call.attempts} attempts: {one_line(exc)}"[:MAX_ERROR_CHARS],
         )
     except Exception as exc:  # a crash of one call never stops the run
-        return CallResult("error", call.attempts, call.latency_s, error=one_line(exc))
+        return CallResult("error", call.attempts, call.latency_s, error=one_line(exc), wait_s=call.wait_s)
     if not isinstance(verdict, Verdict):
         return CallResult(
-            "invalid_output", call.attempts, call.latency_s,
+            "invalid_output", call.attempts, call.latency_s, wait_s=call.wait_s,
             error=f"target returned {type(verdict).__name__}, not a Verdict",
         )
-    return CallResult("ok", call.attempts, call.latency_s, verdict=verdict, usage=verdict.usage)
+    return CallResult("ok", call.attempts, call.latency_s, verdict=verdict, usage=verdict.usage,
+                      wait_s=call.wait_s)

@@ -50,6 +50,11 @@ class LoadSummary(msgspec.Struct, frozen=True):
     statuses: dict[str, int]
     retries: int
     windows: list[Window]
+    # time a call waited for the provider gate (a slot, a rate token) before its attempts:
+    # kept out of the latencies above, which time the provider (all calls, every status)
+    wait_p50_s: float | None = None
+    wait_p95_s: float | None = None
+    wait_max_s: float | None = None
 
 
 def _pct(values: np.ndarray, q: float) -> float | None:
@@ -57,7 +62,8 @@ def _pct(values: np.ndarray, q: float) -> float | None:
 
 
 def summarise(ends: np.ndarray, latencies: np.ndarray, statuses: list[str], *, concurrency: int,
-              wall_s: float, retries: int = 0, windows: int = 10) -> LoadSummary:
+              wall_s: float, retries: int = 0, windows: int = 10,
+              waits: np.ndarray | None = None) -> LoadSummary:
     """Latency percentiles over ok calls, and per time window (by finish time) rates and shares."""
     ok = np.array([s == "ok" for s in statuses], dtype=bool)
     counts = {s: statuses.count(s) for s in STATUSES if statuses.count(s)}
@@ -82,6 +88,9 @@ def summarise(ends: np.ndarray, latencies: np.ndarray, statuses: list[str], *, c
         throughput=len(statuses) / wall_s if wall_s > 0 else 0.0,
         p50_s=_pct(ok_lat, 50), p95_s=_pct(ok_lat, 95), p99_s=_pct(ok_lat, 99),
         statuses=counts, retries=retries, windows=out,
+        wait_p50_s=_pct(waits, 50) if waits is not None else None,
+        wait_p95_s=_pct(waits, 95) if waits is not None else None,
+        wait_max_s=float(waits.max()) if waits is not None and waits.size else None,
     )
 
 
@@ -124,6 +133,7 @@ async def drive(target: Target, requests: list[CheckRequest], *, concurrency: in
     gate = ProviderGate("load", Limits(concurrency=concurrency, rpm=rpm))
     ends = np.zeros(calls)
     latencies = np.full(calls, np.nan)
+    waits = np.zeros(calls)
     statuses: list[str] = [""] * calls
     counters = _Counters()
     counter = iter(range(calls))
@@ -135,13 +145,15 @@ async def drive(target: Target, requests: list[CheckRequest], *, concurrency: in
             res = await call_target(target, req, gate, timeout_s=timeout_s, policy=policy, counters=counters)
             ends[i] = time.monotonic() - t0
             latencies[i] = res.latency_s if res.latency_s is not None else np.nan
+            waits[i] = res.wait_s
             statuses[i] = res.status
 
     async with anyio.create_task_group() as tg:
         for _ in range(min(concurrency, calls)):
             tg.start_soon(worker)
     wall = time.monotonic() - t0
-    return summarise(ends, latencies, statuses, concurrency=concurrency, wall_s=wall, retries=counters.retries)
+    return summarise(ends, latencies, statuses, concurrency=concurrency, wall_s=wall, retries=counters.retries,
+                     waits=waits)
 
 
 def run_load(target: Target, *, suite_dir: str | None, concurrency: int, calls: int, timeout_s: float,
@@ -176,6 +188,8 @@ def format_summary(target_id: str, s: LoadSummary) -> str:
         f"{target_id}: {s.calls} calls at concurrency {s.concurrency} in {s.wall_s:.2f} s "
         f"= {s.throughput:.1f} calls/s; {s.retries} retries",
         f"latency (ok calls, final attempt): p50 {ms(s.p50_s)}, p95 {ms(s.p95_s)}, p99 {ms(s.p99_s)}",
+        f"waiting for a slot (not in the latency): p50 {ms(s.wait_p50_s)}, p95 {ms(s.wait_p95_s)}, "
+        f"max {ms(s.wait_max_s)}",
         "statuses: " + ", ".join(f"{k} {v} ({v / max(1, s.calls):.1%})" for k, v in s.statuses.items()),
         f"{'window':>15} {'calls':>7} {'calls/s':>9} {'error':>7} {'timeout':>8} {'refusal':>8} {'p50':>10}",
     ]

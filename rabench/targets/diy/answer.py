@@ -16,6 +16,8 @@ import math
 import re
 from typing import Any
 
+import msgspec
+
 from rabench.contracts import Fields, LineItem, Reason, Verdict
 from rabench.contracts.labels import FIELD_TAGS
 
@@ -31,6 +33,9 @@ _DECIMAL_COMMA = re.compile(r"^-?\d+,\d{1,2}$")  # 12,50 -> 12.5
 _THOUSANDS_COMMA = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234.50 / 1,234
 _THOUSANDS_DOT = re.compile(r"^-?\d{1,3}(?:\.\d{3})+,\d{1,2}$")  # 1.234,50
 _SYMBOLS_RE = re.compile(r"[\s$€£¥₹\u00a0']|^[A-Z]{3}|[A-Z]{3}$")
+
+
+_fast_loads = msgspec.json.Decoder().decode
 
 
 class AnswerError(ValueError):
@@ -67,10 +72,14 @@ def extract_json_object(text: str) -> dict[str, Any]:
             end = _matching_brace(chunk, start)
             if end is None:
                 continue
+            piece = chunk[start : end + 1]
             try:
-                value = json.loads(chunk[start : end + 1])
-            except ValueError:
-                continue
+                value = _fast_loads(piece)  # msgspec; json.loads for what it refuses (NaN, ...)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                try:
+                    value = json.loads(piece)
+                except ValueError:
+                    continue
             if isinstance(value, dict):
                 return value
     raise AnswerError("no JSON object in the answer")

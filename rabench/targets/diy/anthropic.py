@@ -11,7 +11,9 @@ blocks of ``content``; ``stop_reason == "refusal"`` is a refusal; tokens in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from rabench.targets.diy.config import ProviderSettings
 from rabench.targets.diy.reply import Reply, ReplyShapeError, Request, as_int
@@ -39,6 +41,51 @@ def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
     if key:
         headers["x-api-key"] = key
     return Request(url=f"{settings.base_url}/v1/messages", headers=headers, body=body)
+
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class _Block(msgspec.Struct):
+    type: str | None = None
+    text: str | None = None
+
+
+class _Usage(msgspec.Struct):
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    cache_creation_input_tokens: Count | None = None
+    cache_read_input_tokens: Count | None = None
+
+
+class _Response(msgspec.Struct):
+    content: list[_Block]
+    model: str | None = None
+    stop_reason: str | None = None
+    usage: _Usage | None = None
+
+
+_decoder = msgspec.json.Decoder(_Response)
+
+
+def decode(raw: bytes) -> Reply | None:
+    """The usual response shape straight from bytes into msgspec Structs; None for anything
+    else (``read`` then handles it)."""
+    try:
+        payload = _decoder.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    u = payload.usage or _Usage()
+    tokens = dict(
+        input_tokens=(u.input_tokens or 0) + (u.cache_creation_input_tokens or 0) + (u.cache_read_input_tokens or 0),
+        output_tokens=u.output_tokens or 0,
+    )
+    texts = [b.text or "" for b in payload.content if b.type == "text"]
+    text = "".join(texts) if texts else None
+    stop = payload.stop_reason
+    if stop == "refusal":
+        return Reply(text, payload.model, refusal="stop_reason=refusal", finish=stop, **tokens)
+    return Reply(text, payload.model, finish=stop, **tokens)
 
 
 def read(payload: Any) -> Reply:

@@ -45,15 +45,18 @@ def classify(
 
     if not 200 <= status < 300:
         return Classified(classify_status(status, headers, error_message(raw), secrets))
-    text = raw.decode("utf-8", "replace")
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        return Classified(Decision("invalid_output", "malformed JSON body: " + clean(text), status))
-    try:
-        reply = wire.read(payload)
-    except ReplyShapeError as exc:
-        return Classified(Decision("invalid_output", f"{exc}: " + clean(text), status))
+    decode = getattr(wire, "decode", None)
+    reply = decode(raw) if decode is not None else None  # the usual shape, typed, from bytes
+    if reply is None:  # anything else: the lenient reader, with its error messages
+        text = raw.decode("utf-8", "replace")
+        try:
+            payload = json.loads(text)
+        except ValueError:
+            return Classified(Decision("invalid_output", "malformed JSON body: " + clean(text), status))
+        try:
+            reply = wire.read(payload)
+        except ReplyShapeError as exc:
+            return Classified(Decision("invalid_output", f"{exc}: " + clean(text), status))
     if check_model and not model_matches(pinned, reply.model, strip_prefix=strip_prefix):
         return Classified(
             Decision("error", clean(f"model mismatch: pinned {pinned!r}, answered {reply.model!r}"),

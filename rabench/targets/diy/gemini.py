@@ -12,8 +12,10 @@ blocked answer has ``finishReason`` SAFETY (or another safety reason); tokens in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
+
+import msgspec
 
 from rabench.targets.diy.config import ProviderSettings
 from rabench.targets.diy.reply import Reply, ReplyShapeError, Request, as_int
@@ -43,6 +45,60 @@ def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
         headers["x-goog-api-key"] = key
     url = f"{settings.base_url}/v1beta/models/{quote(model, safe='.-_')}:generateContent"
     return Request(url=url, headers=headers, body=body)
+
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class _Part(msgspec.Struct):
+    text: str | None = None
+    thought: bool | None = None
+
+
+class _Content(msgspec.Struct):
+    parts: list[_Part] = []
+
+
+class _Candidate(msgspec.Struct):
+    content: _Content = msgspec.field(default_factory=_Content)
+    finishReason: str | None = None  # noqa: N815 - the wire's name
+
+
+class _Meta(msgspec.Struct):
+    promptTokenCount: Count | None = None  # noqa: N815
+    candidatesTokenCount: Count | None = None  # noqa: N815
+    thoughtsTokenCount: Count | None = None  # noqa: N815
+
+
+class _Response(msgspec.Struct):
+    candidates: list[_Candidate]
+    modelVersion: str | None = None  # noqa: N815
+    usageMetadata: _Meta | None = None  # noqa: N815
+    promptFeedback: dict[str, Any] | None = None  # noqa: N815
+
+
+_decoder = msgspec.json.Decoder(_Response)
+
+
+def decode(raw: bytes) -> Reply | None:
+    """The usual response shape (candidates, no blocked prompt) straight from bytes into msgspec
+    Structs; None for anything else (``read`` then handles it)."""
+    try:
+        payload = _decoder.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    if not payload.candidates or payload.promptFeedback:
+        return None
+    meta = payload.usageMetadata or _Meta()
+    tokens = dict(input_tokens=meta.promptTokenCount or 0,
+                  output_tokens=(meta.candidatesTokenCount or 0) + (meta.thoughtsTokenCount or 0))
+    cand = payload.candidates[0]
+    finish = cand.finishReason
+    texts = [p.text for p in cand.content.parts if p.text is not None and not p.thought]
+    text = "".join(texts) if texts else None
+    if finish in SAFETY_FINISH:
+        return Reply(text, payload.modelVersion, refusal=f"finishReason={finish}", finish=finish, **tokens)
+    return Reply(text, payload.modelVersion, finish=finish, **tokens)
 
 
 def read(payload: Any) -> Reply:

@@ -11,7 +11,9 @@ The gateway and OpenAI-compatible servers reuse this module.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from rabench.targets.diy.config import ProviderSettings
 from rabench.targets.diy.reply import Reply, ReplyShapeError, Request, as_int
@@ -50,6 +52,53 @@ def _content_text(content: Any) -> str | None:
         texts = [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"]
         return "".join(texts) if texts else None
     return None
+
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class _Message(msgspec.Struct):
+    content: str | None = None
+    refusal: str | None = None
+
+
+class _Choice(msgspec.Struct):
+    message: _Message = msgspec.field(default_factory=_Message)
+    finish_reason: str | None = None
+
+
+class _Usage(msgspec.Struct):
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
+
+
+class _Response(msgspec.Struct):
+    choices: list[_Choice]
+    model: str | None = None
+    usage: _Usage | None = None
+
+
+_decoder = msgspec.json.Decoder(_Response)
+
+
+def decode(raw: bytes) -> Reply | None:
+    """The usual response shape straight from bytes into msgspec Structs; None for anything
+    else (``read`` then handles it, with its leniency and its error messages)."""
+    try:
+        payload = _decoder.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    if not payload.choices:
+        return None
+    usage = payload.usage or _Usage()
+    tokens = dict(input_tokens=usage.prompt_tokens or 0, output_tokens=usage.completion_tokens or 0)
+    choice = payload.choices[0]
+    message, finish, model = choice.message, choice.finish_reason, payload.model
+    if message.refusal is not None and message.refusal.strip():
+        return Reply(None, model, refusal=message.refusal.strip(), finish=finish, **tokens)
+    if finish == "content_filter":
+        return Reply(message.content, model, refusal="finish_reason=content_filter", finish=finish, **tokens)
+    return Reply(message.content, model, finish=finish, **tokens)
 
 
 def read(payload: Any) -> Reply:

@@ -11,6 +11,6 @@ Local models have no list price, so their cost is unknown unless
 
 from __future__ import annotations
 
-from rabench.targets.diy.openai import build, read
+from rabench.targets.diy.openai import build, decode, read
 
-__all__ = ["build", "read"]
+__all__ = ["build", "decode", "read"]

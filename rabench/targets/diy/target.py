@@ -9,7 +9,9 @@ owns the one retry layer and sees ``TransportFailure`` for what it may retry.
 from __future__ import annotations
 
 import base64
+import os
 import time
+from collections import OrderedDict
 from types import ModuleType
 from typing import Any
 
@@ -112,13 +114,16 @@ class DiyTarget:
         if self._session is None:
             await self.open()
         assert self._session is not None
-        image_b64 = await anyio.to_thread.run_sync(_read_b64, request.prepared)
+        image_b64 = _B64_CACHE.get(request.prepared)
+        if image_b64 is None:
+            image_b64 = await _B64_CACHE.load(request.prepared)
         req = self._wire.build(self.settings, self._key, self.model, self._prompt,
                                image_b64, request.prepared_media_type)
+        body = _encode(req.body)
         secrets = (self._key,) if self._key else ()
         started = time.monotonic()
         try:
-            async with self._session.post(req.url, json=req.body, headers=req.headers) as resp:
+            async with self._session.post(req.url, data=body, headers=req.headers) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
@@ -155,3 +160,59 @@ def _without_key(value: Any, key: str | None) -> Any:
 def _read_b64(path: Any) -> str:
     with open(path, "rb") as fh:
         return base64.b64encode(fh.read()).decode("ascii")
+
+
+_encode = msgspec.json.Encoder().encode
+INLINE_READ_BYTES = 256 * 1024  # smaller prepared images are read and encoded on the event loop
+
+
+class B64Cache:
+    """Prepared images as base64, encoded once and shared by every repetition and target.
+
+    A prepared file never changes under its name (``<sha256>.v<PREP_VERSION>.<ext>``); the key
+    is its path, size and mtime all the same (one ``stat``), so a file rewritten in place by
+    something else is read again. Bounded by ``max_chars`` (least recently used out first). A file above
+    ``INLINE_READ_BYTES`` is read and encoded in a worker thread the first time; every later
+    call for it costs a dict lookup, not a thread hop.
+    """
+
+    def __init__(self, max_chars: int = 256 * 1024 * 1024):
+        self.max_chars = max_chars
+        self.chars = 0
+        self._items: OrderedDict[tuple[str, int, int], str] = OrderedDict()
+        self.loads = 0
+
+    @staticmethod
+    def _key(path: Any) -> tuple[str, int, int]:
+        st = os.stat(path)  # a file rewritten under the same name is read again
+        return (str(path), st.st_size, st.st_mtime_ns)
+
+    def get(self, path: Any) -> str | None:
+        try:
+            key = self._key(path)
+        except OSError:
+            return None
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    async def load(self, path: Any) -> str:
+        key = self._key(path)
+        if key[1] <= INLINE_READ_BYTES:
+            value = _read_b64(path)
+        else:
+            value = await anyio.to_thread.run_sync(_read_b64, path)
+        self.loads += 1
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.chars -= len(old)
+        self._items[key] = value
+        self.chars += len(value)
+        while self.chars > self.max_chars and len(self._items) > 1:
+            _, dropped = self._items.popitem(last=False)
+            self.chars -= len(dropped)
+        return value
+
+
+_B64_CACHE = B64Cache()

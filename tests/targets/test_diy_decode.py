@@ -1,0 +1,61 @@
+"""The typed fast path (``decode``: bytes -> msgspec Structs -> Reply) gives exactly what the
+lenient reader (``read`` over ``json.loads``) gives, or declines (None) and leaves it to it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rabench.targets.diy import anthropic, gemini, openai
+
+OPENAI = [
+    {"model": "gpt-5", "choices": [{"message": {"content": "{\"total\": 1}"}, "finish_reason": "stop"}],
+     "usage": {"prompt_tokens": 1500, "completion_tokens": 250}},
+    {"model": "gpt-5", "choices": [{"message": {"content": None, "refusal": " no. "}, "finish_reason": "stop"}]},
+    {"model": "gpt-5", "choices": [{"message": {"content": "x", "refusal": "  "}, "finish_reason": "stop"}]},
+    {"choices": [{"message": {"content": "partial"}, "finish_reason": "content_filter"}], "usage": {}},
+    {"model": "m", "choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}]},
+    {"model": "m", "choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": -3, "completion_tokens": True}},
+    {"model": 7, "choices": [{"message": {"content": "x"}}]},
+    {"choices": []},
+    {"choices": [{}], "id": "extra", "system_fingerprint": "fp"},
+    {"choices": ["not an object"]},
+    {"no": "choices"},
+]
+ANTHROPIC = [
+    {"model": "claude", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+     "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 3}},
+    {"model": "claude", "content": [{"type": "thinking", "thinking": "..."}], "stop_reason": "refusal"},
+    {"model": "claude", "content": [], "stop_reason": "max_tokens", "usage": {"input_tokens": -1}},
+    {"content": [{"type": "text"}]},
+    {"content": "not a list"},
+]
+GEMINI = [
+    {"modelVersion": "gemini-2.5-flash", "candidates": [{"content": {"parts": [
+        {"text": "thinking", "thought": True}, {"text": "an"}, {"text": "swer"}]}, "finishReason": "STOP"}],
+     "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20, "thoughtsTokenCount": 7}},
+    {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": "SAFETY"}]},
+    {"promptFeedback": {"blockReason": "OTHER"}, "usageMetadata": {"promptTokenCount": 5}},
+    {"candidates": [{"finishReason": "MAX_TOKENS"}]},
+    {"candidates": []},
+    {"candidates": [{"content": {"parts": [{"inlineData": {}}]}}]},
+]
+
+
+@pytest.mark.parametrize(("wire", "payloads"), [(openai, OPENAI), (anthropic, ANTHROPIC), (gemini, GEMINI)])
+def test_decode_agrees_with_read_or_declines(wire, payloads):
+    taken = 0
+    for payload in payloads:
+        raw = json.dumps(payload).encode()
+        fast = wire.decode(raw)
+        try:
+            slow = wire.read(json.loads(raw))
+        except ValueError:  # ReplyShapeError: the fast path must have declined
+            assert fast is None, payload
+            continue
+        if fast is not None:
+            taken += 1
+            assert fast == slow, payload
+    assert taken >= 3  # the usual shapes do take the fast path
+    assert wire.decode(b"not json") is None
