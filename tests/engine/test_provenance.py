@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
 
@@ -84,6 +85,61 @@ def test_letterboxed_thumbnail_matches(tmp_path):
                       "thumbnail": jpeg_bytes(canvas, 90)})
     p = _write(tmp_path, "l.jpg", jpeg_bytes(orig, 85, ex))
     assert "thumbnail_mismatch" not in _proofs(file_signals(p, "image/jpeg", printed_date=None))
+
+
+def _variant(img: Image.Image, how: str) -> Image.Image:
+    """The main image after what genuine files go through between camera and submission."""
+    import numpy as np
+
+    if how == "resize":  # a messaging app's downscale
+        return img.resize((img.width * 3 // 5, img.height * 3 // 5), Image.Resampling.LANCZOS)
+    if how == "noise":
+        a = np.asarray(img, dtype=np.float32) + np.random.default_rng(5).normal(0, 4, (img.height, img.width, 1))
+        return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    if how == "resaved":  # an editor's re-save of a re-save
+        return Image.open(io.BytesIO(jpeg_bytes(img, 75))).convert("RGB")
+    return img
+
+
+def _thumb(img: Image.Image, how: str, px: int = 160) -> bytes:
+    """A correct EXIF thumbnail as devices make them: area, bilinear or point-sampled, sharpened, re-toned."""
+    import piexif
+    from PIL import ImageFilter
+
+    t = img.copy()
+    s = px / max(t.size)
+    size = (round(t.width * s), round(t.height * s))
+    t = t.resize(size, Image.Resampling.NEAREST if how == "nearest" else Image.Resampling.BILINEAR
+                 if how == "bilinear" else Image.Resampling.BOX)
+    if how == "sharpened":
+        t = t.filter(ImageFilter.UnsharpMask(radius=1.0, percent=120, threshold=0))
+    if how == "gamma":
+        t = t.point(lambda v: round(255 * (v / 255) ** 1.3))
+    return piexif.dump({"0th": {piexif.ImageIFD.Make: "Canon"}, "Exif": {}, "1st": {piexif.ImageIFD.Compression: 6},
+                        "thumbnail": jpeg_bytes(t, 60)})
+
+
+@pytest.mark.parametrize("main", ["reencoded", "resize", "noise", "resaved"])
+@pytest.mark.parametrize("thumb", ["box", "bilinear", "nearest", "sharpened", "gamma"])
+def test_a_right_thumbnail_is_not_proof_after_reencoding_resizing_or_noise(tmp_path, main, thumb):
+    """What devices and apps do to a genuine pair (a thumbnail filter, sharpening, a tone curve,
+    re-encoding, a resize, sensor-like noise) must not read as an edit."""
+    img, _ = receipt(seed=11)
+    p = _write(tmp_path, "g.jpg", jpeg_bytes(_variant(img, main), 70, _thumb(img, thumb, 160 if thumb != "box" else 256)))
+    sigs = file_signals(p, "image/jpeg", printed_date=None)
+    assert "thumbnail_mismatch" not in _proofs(sigs), [s.text for s in sigs if s.name.startswith("exif.thumb")]
+    assert "exif.thumbnail_match" in _names(sigs)
+
+
+@pytest.mark.parametrize("px", [256, 320])
+def test_a_stale_thumbnail_where_only_the_total_digits_changed_is_found(tmp_path, px):
+    """The issue's case: 82.80 in the thumbnail, 99.41 printed, nothing else changed."""
+    orig, boxes = receipt(total="82.80")
+    edited, _ = receipt(total="99.41")
+    p = _write(tmp_path, "s.jpg", jpeg_bytes(_variant(edited, "resaved"), 85, exif_with_thumbnail(orig, thumb_px=px)))
+    sigs = file_signals(p, "image/jpeg", printed_date=None, field_boxes=boxes, box_size=edited.size)
+    proof = [s for s in sigs if s.proof_type == "thumbnail_mismatch"]
+    assert proof and proof[0].fields == ("total",), [s.text for s in sigs if s.name.startswith("exif.thumb")]
 
 
 # --- capture date ----------------------------------------------------------------------------

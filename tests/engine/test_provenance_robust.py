@@ -129,3 +129,62 @@ def test_declared_type_differs_from_content(tmp_path):
     sigs = run(tmp_path, _exif_jpeg(), "image/png")
     assert any("content is JPEG" in s.text for s in sigs)
     assert "ai_generator_tag" in {s.proof_type for s in sigs}
+
+
+def _exif_tiff_with_thumbnail(img) -> bytes:
+    """The TIFF part of a piexif EXIF block (big-endian) holding a thumbnail of ``img``."""
+    raw = exif_with_thumbnail(img)
+    assert raw.startswith(b"Exif\x00\x00MM")
+    return raw[6:]
+
+
+def _patch_thumbnail_length(tiff: bytes, extra: int) -> bytes:
+    entry = tiff.index(struct.pack(">HHI", 0x0202, 4, 1))
+    (length,) = struct.unpack(">I", tiff[entry + 8 : entry + 12])
+    return tiff[: entry + 8] + struct.pack(">I", length + extra) + tiff[entry + 12 :]
+
+
+def _patch_ifd1_offset(tiff: bytes, offset: int) -> bytes:
+    (n,) = struct.unpack(">H", tiff[8:10])
+    at = 10 + 12 * n  # IFD0's "next IFD" pointer
+    return tiff[:at] + struct.pack(">I", offset) + tiff[at + 4 :]
+
+
+@pytest.mark.parametrize("patch", ["length_past_block", "ifd1_offset_outside"])
+def test_a_malformed_thumbnail_pointer_is_a_fact_and_the_thumbnail_still_compared(tmp_path, patch):
+    """A re-encoder that rewrote the block left a stale length / a bad IFD1 offset: what is
+    malformed is reported, the rest of the EXIF is read, and the thumbnail bytes that are
+    there are still compared with the image."""
+    img, _ = receipt()
+    other, _ = receipt(total="13.99", number="55555", items=("1.00", "2.00"), merchant="OTHER SHOP", seed=3)
+    for thumb_of, proof in ((img, False), (other, True)):
+        tiff = _exif_tiff_with_thumbnail(thumb_of)
+        tiff = _patch_thumbnail_length(tiff, 5000) if patch == "length_past_block" else _patch_ifd1_offset(tiff, 0x7FFFFFF0)
+        sigs = run(tmp_path, _jpeg_with_exif_tiff(tiff), "image/jpeg")
+        names = {s.name for s in sigs}
+        assert "file.unreadable_part" in names and "exif.camera" in names
+        assert ("thumbnail_mismatch" in {s.proof_type for s in sigs}) is proof
+        assert proof or "exif.thumbnail_match" in names
+
+
+def test_reencoded_photo_whose_fill_fit_made_pillow_raise_is_compared(tmp_path):
+    """Regression: a 467x607 re-encode with a 160x120 camera thumbnail. The centre-crop fit
+    computed a crop box of -2.8e-14 px and Pillow refused it ("box offset can't be negative"),
+    so the stale thumbnail of a repainted total was never compared."""
+    import piexif
+    from PIL import Image
+
+    def camera_thumb(src):
+        t = src.copy()
+        t.thumbnail((160, 120))
+        canvas = Image.new("RGB", (160, 120), "black")
+        canvas.paste(t, ((160 - t.width) // 2, (120 - t.height) // 2))
+        return piexif.dump({"0th": {piexif.ImageIFD.Make: "Canon"}, "Exif": {},
+                            "1st": {piexif.ImageIFD.Compression: 6}, "thumbnail": jpeg_bytes(canvas, 90)})
+
+    orig, _ = receipt(size=(467, 607), total="42.50")
+    edited, _ = receipt(size=(467, 607), total="1042.50")
+    for main, proof in ((orig, False), (edited, True)):
+        sigs = run(tmp_path, jpeg_bytes(main, 80, camera_thumb(orig)), "image/jpeg")
+        assert not any(s.name == "file.unreadable_part" for s in sigs), [s.text for s in sigs]
+        assert ("thumbnail_mismatch" in {s.proof_type for s in sigs}) is proof

@@ -17,6 +17,7 @@ import json
 from rabench.contracts.verdict import Fields
 from rabench.engine.provenance import photo_date, tools
 from rabench.engine.provenance.read import FileFacts
+from rabench.engine.provenance.thumbnail import OPINION_SHARE
 from rabench.engine.provenance.xmp import AI_SOURCE_TYPES
 from rabench.engine.signals import Signal
 
@@ -266,20 +267,32 @@ def _thumb_signals(f: FileFacts, field_boxes: dict[str, list[Box]] | None, box_s
         return []
     if not t.checked:
         return [Signal("exif.thumbnail_unchecked", "file_fact", f"EXIF thumbnail not compared: {t.detail}")]
-    where = (f"worst block decorrelation {t.worst_block:.3f} vs a typical {t.median_block:.3f}, "
-             f"score {t.score:.2f} where 1 = differs ({t.fit} fit)")
+    w, h = t.size
+    measured = (f"compared at {w}x{h} px ({t.fit} fit): correlation {t.correlation:.3f} after alignment; "
+                f"most differing window {t.window:.2f} of its print vs {t.spread:.2f} for this pair's 95th percentile "
+                f"window; score {t.score if t.mismatch else t.local:.2f} where 1 = differs")
+    out: list[Signal] = []
+    if t.cropped:
+        out.append(Signal("exif.thumbnail_cropped", "file_fact",
+                          f"The image lacks {t.uncovered:.0%} of one side of what its EXIF thumbnail shows: cropped after the thumbnail was written"))
+    region = ""
+    if t.boxes:
+        x0 = min(b[0] for b in t.boxes); y0 = min(b[1] for b in t.boxes)
+        x1 = max(b[2] for b in t.boxes); y1 = max(b[3] for b in t.boxes)
+        region = f" in the region x {x0:.0%}-{x1:.0%}, y {y0:.0%}-{y1:.0%} of the image"
     if t.mismatch:
-        # a whole different picture points at no field; a local difference at the fields it covers
-        fields = _thumb_fields(t.boxes, field_boxes, box_size) if t.changed_fraction <= 0.25 else ()
-        region = ""
-        if t.boxes:
-            x0 = min(b[0] for b in t.boxes); y0 = min(b[1] for b in t.boxes)
-            x1 = max(b[2] for b in t.boxes); y1 = max(b[3] for b in t.boxes)
-            region = f" in the region x {x0:.0%}-{x1:.0%}, y {y0:.0%}-{y1:.0%} of the image"
-        return [Signal("exif.thumbnail_mismatch", "proof",
-                       f"The EXIF thumbnail does not show this image: {t.changed_fraction:.0%} of blocks differ{region}; {where}",
-                       fields=fields, proof_type="thumbnail_mismatch", value=min(t.score, 10.0))]
-    return [Signal("exif.thumbnail_match", "file_fact", f"The EXIF thumbnail matches the image ({where})", value=t.score)]
+        what = f"what it shows differs from the image{region}" if t.kind == "local" else "it shows a different picture"
+        # a different picture points at no field; a local difference at the fields it covers
+        fields = _thumb_fields(t.boxes, field_boxes, box_size) if t.kind == "local" else ()
+        return out + [Signal("exif.thumbnail_mismatch", "proof", f"The EXIF thumbnail does not show this image: {what}; {measured}",
+                             fields=fields, proof_type="thumbnail_mismatch", value=min(t.score, 10.0))]
+    if t.local >= OPINION_SHARE:
+        # above every genuine pair measured, below the proof bar: worth a look, not proof
+        return out + [Signal("exif.thumbnail_differs", "opinion",
+                             f"The EXIF thumbnail differs from the image in one area, short of proof ({measured})",
+                             value=t.local)]
+    return out + [Signal("exif.thumbnail_match", "file_fact", f"The EXIF thumbnail matches the image ({measured})",
+                         value=t.score)]
 
 
 def _thumb_fields(boxes, field_boxes, box_size) -> tuple[str, ...]:
