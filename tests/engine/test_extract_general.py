@@ -184,3 +184,10 @@ def test_a_totals_amount_that_lost_its_decimal_mark():
 def test_july_as_ocr_reads_it():
     c = pick_date(parse_dates(["Chk 1844", "Ju116'1708:15PM"], language="en"))
     assert c is not None and c.iso == "2017-07-16"
+
+
+def test_a_legal_name_wrapped_over_two_rows():
+    ex = _read("RESTORAN SELERA\nTOMYAM SDN BHD\n(1234567-X)\nNasi  5.00\nTOTAL  5.00")
+    assert ex.fields.merchant == "RESTORAN SELERA TOMYAM SDN BHD"
+    # a brand above a full legal name stays out of it
+    assert _read("MYDIN\nTRI SHAAS SDN BHD\nNasi  5.00\nTOTAL  5.00").fields.merchant == "TRI SHAAS SDN BHD"
