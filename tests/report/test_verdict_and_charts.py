@@ -155,3 +155,22 @@ def test_help_prints_a_plain_percent(command, capsys):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert "%%" not in out
+
+
+def test_a_thumbnail_that_makes_pillow_warn_stays_quiet(tmp_path, monkeypatch, recwarn):
+    import warnings
+
+    from PIL import Image
+
+    from rabench.report.casedata import thumb
+
+    path = tmp_path / "big.jpg"
+    Image.new("RGB", (60, 120), "white").save(path)
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 4000)  # 7,200 px: a DecompressionBombWarning
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        Image.open(path)
+    assert any(issubclass(w.category, Image.DecompressionBombWarning) for w in seen)  # it does warn
+    uri = thumb(path, "image/jpeg")
+    assert uri and uri.startswith("data:image/jpeg;base64,")
+    assert not [w for w in recwarn.list if "PIL" in (w.filename or "") or "Decompression" in str(w.message)]
