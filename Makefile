@@ -27,13 +27,13 @@ test: venv
 	@bash scripts/ensure-chromium.sh
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
-# The edit loop: everything but the `slow` tests and the lint (ruff, vulture); `make test` runs all.
+# The edit loop: everything but the `slow` tests and the lint (ruff, vulture, mypy); `make test` runs all.
 test-fast: venv
 	@bash scripts/ensure-chromium.sh
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not lint" $(PYTEST_ARGS)
 
 lint: venv
-	$(PY) -m pytest -q -p no:cacheprovider -m lint tests/test_lint.py
+	$(PY) -m pytest -q -p no:cacheprovider -m lint tests/test_lint.py tests/test_types.py
 
 bench: venv
 	$(PY) -m rabench bench --size $(SIZE) $(if $(TARGETS),--targets "$(TARGETS)") $(if $(REAL),--real "$(REAL)") $(if $(RUN_ID),--run-id "$(RUN_ID)")

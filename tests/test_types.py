@@ -1,5 +1,6 @@
 """`make test` runs mypy, strict on rabench/contracts, rabench/run and rabench/score
-(configured in pyproject.toml, [tool.mypy]); any type error fails the suite."""
+(configured in pyproject.toml, [tool.mypy]); any type error fails the suite. A static check
+like ruff and vulture (marker ``lint``): ``make lint`` runs it, ``make test-fast`` skips it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.lint
 
 
 def test_mypy_strict_is_clean_on_contracts_run_and_score():
