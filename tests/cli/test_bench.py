@@ -24,3 +24,14 @@ def test_a_set_key_or_a_keyless_provider_runs(monkeypatch):
     run, skipped = available_targets(CONFIG, wanted)
     assert run == wanted[:3]
     assert skipped == ["diy:anthropic:claude: skipped, ANTHROPIC_API_KEY is not set"]
+
+
+def test_bench_refuses_a_misspelt_key_in_its_config(tmp_path, capsys):
+    """Before: `rabench bench` read targets.toml with tomllib and ignored what it did not know."""
+    from rabench.cli.main import main
+
+    bad = tmp_path / "targets.toml"
+    bad.write_text("[defaults]\nconcurency = 2\n")
+    assert main(["bench", "--config", str(bad), "--run-id", "x"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "concurency" in err and "did you mean concurrency" in err and "\n" not in err, err
