@@ -191,3 +191,8 @@ def test_a_legal_name_wrapped_over_two_rows():
     assert ex.fields.merchant == "RESTORAN SELERA TOMYAM SDN BHD"
     # a brand above a full legal name stays out of it
     assert _read("MYDIN\nTRI SHAAS SDN BHD\nNasi  5.00\nTOTAL  5.00").fields.merchant == "TRI SHAAS SDN BHD"
+
+
+def test_a_legal_name_glued_by_ocr_is_not_joined_to_a_title_above():
+    ex = _read("Cash sale\nSINNATHAMBYHOLDINGSSDN.BHD.(249336-T)\nNO.17, JALAN BESAR\nNasi  5.00\nTOTAL  5.00")
+    assert ex.fields.merchant is not None and not ex.fields.merchant.startswith("Cash")

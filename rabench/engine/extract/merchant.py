@@ -106,9 +106,11 @@ def merchant_name(rows: list[Row], first_amount_row: int) -> tuple[str | None, i
     if nxt and (_FORM_ONLY.match(nxt) or (_DANGLING.search(text) and _is_name_row(rows[i + 1]))):
         text = f"{text} {nxt}"  # "POPULAR BOOK" + "CO. (M) SDN BHD", "FARMASI SENTOSA SDN" + "BHD"
     form = _LEGAL_FORM.search(_REG_NO.sub(" ", text))
-    if form and i > 0 and len(text[: form.start()].split()) == 1:
+    head = text[: form.start()].split() if form else []
+    if form and i > 0 and len(head) == 1 and len(head[0]) <= 8:
         above = rows[i - 1]
-        if _is_name_row(above) and not _LEGAL_FORM.search(above.text) and not _FORM_ONLY.match(above.text):
+        alike = not (above.height and rows[i].height) or abs(above.height - rows[i].height) <= 0.2 * rows[i].height
+        if alike and _is_name_row(above) and not _LEGAL_FORM.search(above.text) and not _FORM_ONLY.match(above.text):
             # a legal name wrapped over two rows: "RESTORAN SELERA" + "TOMYAM SDN BHD"
             text = f"{above.text.strip()} {text}"
     return tidy_name(text), i
