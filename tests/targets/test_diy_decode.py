@@ -59,3 +59,28 @@ def test_decode_agrees_with_read_or_declines(wire, payloads):
             assert fast == slow, payload
     assert taken >= 3  # the usual shapes do take the fast path
     assert wire.decode(b"not json") is None
+
+
+def test_b64_cache_encodes_each_prepared_image_once_and_stays_bounded(tmp_path):
+    import anyio
+
+    from rabench.targets.diy.target import B64Cache
+
+    files = []
+    for i in range(3):
+        f = tmp_path / f"p{i}.png"
+        f.write_bytes(bytes([i]) * 300)
+        files.append(f)
+
+    async def go() -> B64Cache:
+        cache = B64Cache(max_chars=900)  # room for two 400-character encodings
+        for f in files[:2] * 3:
+            if cache.get(f) is None:
+                await cache.load(f)
+        assert cache.loads == 2  # three repetitions, each image encoded once
+        await cache.load(files[2])
+        assert cache.get(files[0]) is None and cache.get(files[2]) is not None  # oldest out
+        assert cache.chars <= 900
+        return cache
+
+    anyio.run(go)

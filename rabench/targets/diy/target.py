@@ -169,9 +169,9 @@ INLINE_READ_BYTES = 256 * 1024  # smaller prepared images are read and encoded o
 class B64Cache:
     """Prepared images as base64, encoded once and shared by every repetition and target.
 
-    A prepared file never changes under its name (``<sha256>.v<PREP_VERSION>.<ext>``); the key
-    is its path, size and mtime all the same (one ``stat``), so a file rewritten in place by
-    something else is read again. Bounded by ``max_chars`` (least recently used out first). A file above
+    A prepared file never changes under its name (``<sha256>.v<PREP_VERSION>.<ext>``, written
+    under a temporary name and renamed), so its path is the key: no ``stat`` per call. Bounded
+    by ``max_chars`` (least recently used out first). A file above
     ``INLINE_READ_BYTES`` is read and encoded in a worker thread the first time; every later
     call for it costs a dict lookup, not a thread hop.
     """
@@ -179,30 +179,22 @@ class B64Cache:
     def __init__(self, max_chars: int = 256 * 1024 * 1024):
         self.max_chars = max_chars
         self.chars = 0
-        self._items: OrderedDict[tuple[str, int, int], str] = OrderedDict()
+        self._items: OrderedDict[str, str] = OrderedDict()
         self.loads = 0
 
-    @staticmethod
-    def _key(path: Any) -> tuple[str, int, int]:
-        st = os.stat(path)  # a file rewritten under the same name is read again
-        return (str(path), st.st_size, st.st_mtime_ns)
-
     def get(self, path: Any) -> str | None:
-        try:
-            key = self._key(path)
-        except OSError:
-            return None
+        key = str(path)
         value = self._items.get(key)
         if value is not None:
             self._items.move_to_end(key)
         return value
 
     async def load(self, path: Any) -> str:
-        key = self._key(path)
-        if key[1] <= INLINE_READ_BYTES:
-            value = _read_b64(path)
+        key = str(path)
+        if os.path.getsize(key) <= INLINE_READ_BYTES:
+            value = _read_b64(key)
         else:
-            value = await anyio.to_thread.run_sync(_read_b64, path)
+            value = await anyio.to_thread.run_sync(_read_b64, key)
         self.loads += 1
         old = self._items.pop(key, None)
         if old is not None:
