@@ -58,7 +58,8 @@ def tidy_name(text: str) -> str:
     t = _REG_NO.sub(" ", t)
     if " " not in t.strip() and len(re.findall(r"[a-z][A-Z]", t)) >= 2:
         t = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", t)  # "GerbangAlafRestaurantsSdnBhd": words OCR ran together
-    t = re.sub(r"(?<=[A-Za-z)])(SDN)\.?\s?(BHD)\b", r" \1 \2", t)  # "(TAMANDAYA)SDNBHD"
+    t = re.sub(r"SDNBHD\b", "SDN BHD", t)  # "(TAMANDAYA)SDNBHD"
+    t = re.sub(r"(?<=[A-Za-z]{3})(?=SDN[.\s]?BHD)", " ", t)  # "HOLDINGSSDN.BHD"
     t = re.sub(r"(?<=[A-Z]{4})(SDN BHD|BHD|PLT)$", r" \1", t)  # "MYHAPPYPHARMACYPLT"
     t = re.sub(r"(?<=[a-z]{3})(GmbH|Ltd|Inc|LLC)\b", r" \1", t)  # "MarktGmbH"
     t = re.sub(r"(?<=[A-Za-z]{2})\.(?=[A-Za-z]{2})", ". ", t)  # "Sdn.Bhd" -> "Sdn. Bhd"
