@@ -196,3 +196,17 @@ def test_a_legal_name_wrapped_over_two_rows():
 def test_a_legal_name_glued_by_ocr_is_not_joined_to_a_title_above():
     ex = _read("Sarang Hae Yo\nTRENDYMAX(M)SDN.BHD.\nCompanyReg.No.:(583246-A).\nNasi  5.00\nTOTAL  5.00")
     assert ex.fields.merchant == "TRENDYMAX (M) SDN. BHD."
+
+
+@pytest.mark.parametrize(
+    ("row", "iso", "attributed"),
+    [
+        ("CHANDAR  SvrCk:  8  1:56p06/02/15", "2015-06-02", True),  # a time with its "p" run into the date
+        ("Sep30°1707:36PM", "2017-09-30", True),  # the apostrophe read as a degree sign
+        ("Date:6/16/19,10:04 AM", "2019-06-16", True),  # a comma then the time
+        ("0rder986206/08/1911:45AM", "2019-06-08", False),  # run into the order number: read, proves nothing
+    ],
+)
+def test_more_dates_as_ocr_glues_them(row, iso, attributed):
+    c = pick_date(parse_dates(["Cafe", row, "Soup  5.00"], language="en"))
+    assert c is not None and (c.iso, c.attributed) == (iso, attributed)

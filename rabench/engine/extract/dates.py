@@ -76,7 +76,7 @@ class DateCandidate(msgspec.Struct, frozen=True):
 
 
 # the year group may run on into a glued time ("25.04.2009:38"): split by _year_and_time
-_NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,6})(?!(?![/-]\d{1,2}:\d{2})[\d.,/-]?\d)")
+_NUMERIC = re.compile(r"(?<!\d)(\d{1,4})([./\-])(\d{1,2})\2(\d{2,6})(?!(?![/,-]\s?\d{1,2}:\d{2})[\d.,/-]?\d)")
 # OCR's small damage to a printed date, mended before dates are parsed: a letter for a digit
 # ("25.04.2O20"), a comma for one of the dots ("25,04.2020"), a space beside a separator
 # ("25.04 .2020"). Only in the shape of a day-month-year date with a four-digit year of this era.
@@ -97,7 +97,7 @@ def _mend(text: str) -> str:
     return _DAMAGED_DATE.sub(fix, text)
 
 _TIME = re.compile(r"(?<![\d.,])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s?[ap]\.?m\.?)?(?![\d.,]?\d)", re.I)
-_TIME_THEN_DATE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2})?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})")
+_TIME_THEN_DATE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2})?(?:[ap]m?)?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})", re.I)
 _OTHER_PURPOSE = re.compile(
     r"(?<![a-z])(exp|expiry|expires|expiration|valid|gultig|gueltig|until|bis|best before|use by|mhd|"
     r"return by|returns? until|retour|ruckgabe|umtausch|vence|vencimiento|scadenza|valable|jusqu|"
@@ -115,10 +115,12 @@ _MONDY = re.compile(
 # A till's transaction code with the date run into it, then the time ("0044001003625032018 13:11:54"):
 # read only when nothing else on the receipt is a date, and never as the base of a proof
 _GLUED_CODE_DATE = re.compile(r"(?<!\d)\d*?(\d{8})\s{0,2}(?=(?:[01]?\d|2[0-3]):[0-5]\d)")
+# ... or a printed date run into the number before it, the time glued after ("0rder986206/08/1911:45AM")
+_GLUED_NUMERIC_DATE = re.compile(r"(?<=\d)(\d{2})([./-])(\d{2})\2(\d{2}|\d{4})(?=\s?(?:[01]?\d|2[0-3]):[0-5]\d)")
 # The restaurant tills' "Aug23'19 12:07PM", "Jan21'1708:56P", and with the apostrophe lost and the
 # time glued on, "Jun221807:59PM" (June 22nd '18 at 07:59): month, day, two-digit year
 _MONDY_SHORT = re.compile(
-    r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s?(\d{1,2})\s?(['’‘`´])?\s?(\d{2}|\d{3,4}(?=:[0-5]\d))(?![\d.,/-]?\d)", re.I
+    r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s?(\d{1,2})\s?(['’‘`´°\u201d\u201c])?\s?(\d{2}|\d{3,4}(?=:[0-5]\d))(?![\d.,/-]?\d)", re.I
 )
 _DATE_LABEL = re.compile(r"(?<![a-z])(date|datum|fecha|data|le|dated|issued|ausgestellt)(?![a-z])|日付", re.I)
 MAX_YEAR = dt.date.today().year + 5  # a receipt is not printed decades ahead
@@ -270,12 +272,12 @@ def parse_dates(
             out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled, timed, header, other,
                                      earliest))
     if not out:
-        out = _dates_in_codes(rows)
+        out = _dates_in_codes(rows, preferred)
     out.sort(key=lambda c: c.row)
     return out
 
 
-def _dates_in_codes(rows: list[str]) -> list[DateCandidate]:
+def _dates_in_codes(rows: list[str], preferred: str) -> list[DateCandidate]:
     """The last eight digits of a digit run printed before a time, when they are a date
     (day-month-year or year-month-day; only one of the two may be a real date)."""
     out = []
@@ -286,6 +288,12 @@ def _dates_in_codes(rows: list[str]) -> list[DateCandidate]:
                                         _valid(int(d8[:4]), int(d8[4:6]), int(d8[6:]))) if iso}
             if len(readings) == 1:
                 out.append(DateCandidate(readings.pop(), d8, i, False))
+        for m in _GLUED_NUMERIC_DATE.finditer(text):
+            a, _, b, c = m.groups()
+            orders = numeric_orders(a, b, c)
+            iso = orders.get(preferred) or next(iter(orders.values()), None)
+            if iso:
+                out.append(DateCandidate(iso, m.group(0), i, False))
     return out[-1:]
 
 
