@@ -210,3 +210,12 @@ def test_a_legal_name_glued_by_ocr_is_not_joined_to_a_title_above():
 def test_more_dates_as_ocr_glues_them(row, iso, attributed):
     c = pick_date(parse_dates(["Cafe", row, "Soup  5.00"], language="en"))
     assert c is not None and (c.iso, c.attributed) == (iso, attributed)
+
+
+def test_a_total_without_label_or_subtotal_is_the_items_plus_the_tax():
+    ex = _read("KFC\nTicket #2884\nFamily Fill Up  20.00\nLrg Coleslaw\nTax  1.73\nDRIVE THRU  $21.73\n"
+               "ETender Credit  $21.73\nChange  $0.00")
+    assert ex.fields.total == 21.73
+    assert "no row labelled as the total was read" in ex.doubts
+    # nothing equal to items + tax: no total is made up
+    assert _read("Shop\nSoup  20.00\nTax  1.73\nCASH  $30.00").fields.total is None

@@ -279,6 +279,18 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
     marks = [m for m in (_decimal_mark(a.text) for a in amounts if a is not None and a.decimals) if m]
     majority = max(set(marks), key=marks.count) if marks and minor > 0 else None
     doubts = [*reading.doubts, *summary.doubts, *_amount_doubts(rows, used, majority)]  # type: ignore[arg-type]
+    total = summary.total
+    if total is None and summary.subtotal is None and summary.taxes and reading.items:
+        # no total label and no subtotal read ("Tax 1.73" then "DRIVE THRU $21.73"): the row under the
+        # tax whose amount is the items plus the tax
+        want = round(sum(it.total for it in reading.items) + sum(summary.taxes), 6)
+        for i in range(max(summary.tax_rows, default=summary.first_summary) + 1, len(rows)):
+            a = amounts[i]
+            if a is not None and kinds[i] in ("other", "none", "payment") and abs(a.value - want) <= 0.005:
+                total = a.value
+                mark("total", i, a)
+                doubts.append("no row labelled as the total was read")
+                break
     if summary.total_from_arithmetic:
         doubts.append("no row labelled as the total was read")
 
@@ -288,7 +300,7 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
         date=date_c.iso if date_c else None,
         subtotal=summary.subtotal,
         tax_total=round(sum(summary.taxes), minor) if summary.taxes else None,
-        total=summary.total,
+        total=total,
         currency=currency,
         receipt_number=number,
     )
