@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import os
-import time
 from collections import OrderedDict
 from types import ModuleType
 from typing import Any
@@ -50,7 +49,6 @@ class DiyTarget:
         self._prompt = prompt_text()
         self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
-        self.last_latency_s: float | None = None
         self.info = TargetInfo(
             id=target_id,
             kind="diy",
@@ -121,18 +119,15 @@ class DiyTarget:
                                image_b64, request.prepared_media_type)
         body = _encode(req.body)
         secrets = (self._key,) if self._key else ()
-        started = time.monotonic()
         try:
             async with self._session.post(req.url, data=body, headers=req.headers) as resp:
                 raw = await resp.read()
                 status, headers = resp.status, resp.headers
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            self.last_latency_s = time.monotonic() - started
             detail = str(exc) or type(exc).__name__
             raise TransportFailure(
                 truncate(scrub(f"connection error: {type(exc).__name__}: {detail}", secrets))
             ) from None
-        self.last_latency_s = time.monotonic() - started
         result = classify(status, headers, raw, wire=self._wire, pinned=self.model,
                           check_model=self.settings.check_model,
                           strip_prefix=self.settings.strip_prefix, secrets=secrets)
