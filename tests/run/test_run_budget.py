@@ -139,3 +139,26 @@ def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, monk
     assert float(cols[3].lstrip("$")) > 0 and float(cols[4].lstrip("$")) > float(cols[3].lstrip("$"))
     assert "no estimate" in next(line for line in lines if line.startswith("null"))
     assert any(line.startswith("total") for line in lines)
+
+
+def test_dry_run_on_resume_counts_only_the_missing_units(tmp_path, monkeypatch, capsys):
+    suite = make_suite(tmp_path / "suite", 6)
+    config = tmp_path / "targets.toml"
+    config.write_text('[defaults]\nprice_date = "2026-11-29"\n[providers.openai]\nconcurrency = 1\n')
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "run"
+    base = ["run", "--out", str(out), "--config", str(config), "--progress", "none",
+            "--cache", str(tmp_path / "cache")]
+    with BackgroundFakeProvider(Profile()) as fake:
+        for name, value in fake.env().items():
+            monkeypatch.setenv(name, value)
+        assert main(base + ["--suite", str(suite), "--target", "diy:openai:gpt-5",
+                            "--max-cost", f"{3.5 * CALL_USD:.10f}"]) == 1
+        done = len(_outcomes(out / "outcomes.jsonl"))
+        sent = len(fake.requests)
+        capsys.readouterr()
+        assert main(base + ["--resume", "--dry-run"]) == 0
+        assert len(fake.requests) == sent  # nothing sent
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("diy:openai:gpt-5"))
+    assert 0 < done < 6 and row.split()[1] == str(6 - done)
