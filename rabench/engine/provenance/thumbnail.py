@@ -25,7 +25,8 @@ resolution (at most ``MAX_COMPARE_PX``):
    correlation. A resampling filter, sharpening or aliasing raises it on all
    print alike; an edit in one window. So a window differs when it reaches
    ``LOCAL_STANDOUT`` times this pair's own 95th percentile (its noise,
-   calibrated per pair) and ``LOCAL_FLOOR``; a different picture is a
+   calibrated per pair) and ``LOCAL_FLOOR``, raised in proportion to the
+   thumbnail's aliasing (point sampling scrambles print unevenly); a different picture is a
    correlation below ``DIFFERENT_CORR`` after alignment. A crop (the image lacks
    part of what the thumbnail shows) is reported, never proof.
 
@@ -63,12 +64,13 @@ PRINT_SHARE = 0.25  # a judged window holds at least this share of the 90th perc
 NOISE_FLOOR = 0.25  # grey levels^2, the least residual noise a pair is credited with
 # Decisions, set on genuine pairs made from real receipts (docs/engine.md, "Thumbnail mismatch"):
 # a window differs when its residual share reaches LOCAL_STANDOUT times the 95th percentile of
-# this pair's windows and at least LOCAL_FLOOR. The worst of 324 genuine pairs reached 0.86 of
-# max(5 x p95, 0.12); the bar is 1.5 times that.
-LOCAL_STANDOUT = 6.5
-LOCAL_FLOOR = 0.155
+# this pair's windows and at least LOCAL_FLOOR, both times the thumbnail's aliasing over
+# ALIAS_FREE (a point-sampled thumbnail scrambles print in places). The worst of 486 genuine
+# pairs reached 0.68 of max(5 x p95, 0.12) x that factor; the bar is 1.5 times that.
+LOCAL_STANDOUT = 5.1
+LOCAL_FLOOR = 0.123
 OPINION_SHARE = 0.75  # a local score from this share of the bar (above every genuine pair) to 1 is an opinion
-DIFFERENT_CORR = 0.85  # correlation after alignment below which it is a different picture
+DIFFERENT_CORR = 0.75  # correlation after alignment below which it is a different picture (genuine >= 0.84)
 CROP_LIMIT = 0.08  # share of a thumbnail side the aligned image may leave uncovered (a fact, never proof)
 CROP_MIN_CC = 0.9  # a crop is reported only when the image matches the part it covers this well
 MAX_BOXES = 16
@@ -386,7 +388,7 @@ def _judge(tc: np.ndarray, aligned: np.ndarray, covered: np.ndarray, warp: np.nd
     judged &= printed >= PRINT_SHARE * np.percentile(printed[judged], 90)
     vals = ratio[judged]
     typical, spread = (float(v) for v in np.percentile(vals, [50, 95]))
-    bar = max(LOCAL_STANDOUT * spread, LOCAL_FLOOR)
+    bar = max(LOCAL_STANDOUT * spread, LOCAL_FLOOR) * max(1.0, alias / ALIAS_FREE)
     top = float(ratio[judged].max())
     boxes: list[Box] = []
     over = (judged & (ratio >= bar)).astype(np.uint8)
