@@ -219,3 +219,24 @@ def test_a_total_without_label_or_subtotal_is_the_items_plus_the_tax():
     assert "no row labelled as the total was read" in ex.doubts
     # nothing equal to items + tax: no total is made up
     assert _read("Shop\nSoup  20.00\nTax  1.73\nCASH  $30.00").fields.total is None
+
+
+@pytest.mark.parametrize(
+    ("text", "total", "tax"),
+    [
+        ("Shop\nSoup  12.50\nTOTAL12.50\nCASH  20.00", 12.50, None),
+        ("Laden\nBrot  12,50\nSUMME12,50\nBar  20,00", 12.50, None),
+        ("Shop\nSoup  12.50\nTax0.50\nTotal13.00", 13.00, 0.50),
+        ("Shop\nSoup  12.50\nTOTALRM12.50", 12.50, None),
+        # "Tota1" (a misread Total) run into 6.59: the label takes the 1
+        ("Taco Time\nTACO  5.99\nSubtotal  5.99\nTax  0.60\nDrive Thru Tota16.59\nCASH  $10.00\nChange  $3.41", 6.59, 0.60),
+    ],
+)
+def test_an_amount_run_into_its_totals_label(text, total, tax):
+    ex = _read(text)
+    assert (ex.fields.total, ex.fields.tax_total) == (total, tax)
+
+
+def test_an_item_run_into_its_price_is_not_guessed():
+    ex = _read("Shop\nSOUP12.50\nTOTAL  12.50")
+    assert ex.fields.total == 12.50 and ex.line_items == []

@@ -88,7 +88,7 @@ def _row_amount(row: Row, minor: int) -> Amount | None:
             value = float(f"{m.group('int')}.{m.group('dec')}")
             return Amount(value=value, text=m.group(0).strip(), start=m.start(), end=m.end(), decimals=2)
     if not found:
-        return None
+        return _glued_amount(row.text, minor)
     amount = found[-1]
     if amount.decimals == 0 and not re.search(r"\D", amount.text):
         # a bare integer (currencies without minor units) counts only as its own right-hand column
@@ -133,6 +133,28 @@ def join_label_rows(rows: list[Row], minor: int) -> list[Row]:
         out.append(Row(segments=row.segments, index=len(out)) if row.index != len(out) else row)
         i += 1
     return out
+
+
+_GLUED_TAIL = re.compile(r"[A-Za-z](\d[\d.,]*[.,]\d{2})\s*$")
+_GLUED_KINDS = ("total", "subtotal", "tax", "rounding", "payment", "discount", "tip")
+
+
+def _glued_amount(text: str, minor: int) -> Amount | None:
+    """An amount OCR ran into its totals label ("TOTAL12.50", "SUMME12,50", "TOTALRM12.50", and
+    "Tota16.59": the label "Tota1", a misread "Total", then 6.59). Read only when what stands
+    before it is a totals, tax or payment label; an item's "SOUP12.50" stays unread."""
+    m = _GLUED_TAIL.search(text)
+    if m is None:
+        return None
+    k = m.start(1)
+    for cut in (k, k + 1) if text[k] == "1" else (k,):
+        if row_kind(text[:cut]) not in _GLUED_KINDS:
+            continue
+        found = find_amounts(text[cut:], minor_units=minor)
+        if found:
+            a = found[-1]
+            return Amount(value=a.value, text=a.text, start=a.start + cut, end=a.end + cut, decimals=a.decimals)
+    return None
 
 
 def _label_of(row: Row, amount: Amount | None) -> str:

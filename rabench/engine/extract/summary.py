@@ -70,6 +70,9 @@ def tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
         rate = float(m.group(1).replace(",", "."))
         text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end():]
     amounts = [a.value for a in find_amounts(text, minor_units=minor)]
+    if not amounts:  # "Tax0.50": OCR ran the amount into the label
+        text = re.sub(r"(?<=[A-Za-z])(?=\d[\d.,]*[.,]\d{2}\s*$)", " ", text)
+        amounts = [a.value for a in find_amounts(text, minor_units=minor)]
     if not amounts:
         return None, rate
     if len(amounts) >= 3:
