@@ -240,3 +240,14 @@ def test_an_amount_run_into_its_totals_label(text, total, tax):
 def test_an_item_run_into_its_price_is_not_guessed():
     ex = _read("Shop\nSOUP12.50\nTOTAL  12.50")
     assert ex.fields.total == 12.50 and ex.line_items == []
+
+
+def test_indonesian_till_words_and_whole_unit_amounts():
+    ex = _read("Indomaret\nAQUA  3.500\nTOTAL  3.500\nTUNAI  5.000\nKEMBALI  1.500")
+    assert (ex.fields.currency, ex.fields.total) == ("IDR", 3500.0)
+    # no currency recognised, amounts in thousands groups and no cents anywhere: whole units
+    ex = _read("Warung Makan\nNasi Goreng  25.000\nTotal  25.000\nTunai  50.000")
+    assert ex.fields.total == 25000.0
+    # a Malay "come again" footer is no Indonesian cue, and cents keep two decimals
+    ex = _read("Kedai\nRoti  2.50\nJumlah  2.50\nTunai  5.00\nSila datang kembali")
+    assert (ex.fields.currency, ex.fields.total) == ("MYR", 2.50)

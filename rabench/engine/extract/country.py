@@ -245,6 +245,9 @@ _CUES: list[tuple[str, Votes, str]] = [
     (_words("indonesia", "jakarta", "surabaya", "bandung", "medan", "bali", "denpasar", "yogyakarta", "semarang",
             "tangerang", "bekasi"), {"ID": 3}, "p"),
     (_words("npwp", "ppn", "pb1", "tbk", "kembalian"), {"ID": 3}, "f"),
+    # Indonesian till words Malaysian receipts do not print ("Kembali 1.500" is the change; Malay says "Baki")
+    (r"(?<![a-z])kembali\s*:?\s*(?:rp\.?)?\s*\d|(?<![a-z])(?:total belanja|harga jual|struk|kasir|total item)(?![a-z])",
+     {"ID": 2}, "f"),
     (r"(?<![A-Za-z])Jl\.?\s|(?<![A-Za-z])PT\.?\s+[A-Z]", {"ID": 1.5}, "r"),
     (r"\+\s?62(?!\d)", {"ID": 4}, "r"),
     (r"[\u0E00-\u0E7F]{3,}", {"TH": 4}, "r"),

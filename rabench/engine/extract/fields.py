@@ -111,6 +111,13 @@ def _amount_only(row: Row, minor: int) -> bool:
     return bool(_ONLY_SYMBOLS.match(rest))
 
 
+def _whole_units(text: str) -> bool:
+    """No currency recognised, and every amount is printed in thousands groups without minor units
+    ("25.000", "1.250.000"): a currency without cents (rupiah, dong, won, ...), read as whole units."""
+    grouped = re.findall(r"(?<![\d.,])\d{1,3}(?:[.,]\d{3})+(?![\d.,]*\d)", text)
+    return len(grouped) >= 2 and not re.search(r"\d[.,]\d{2}(?![\d])", text)
+
+
 def join_label_rows(rows: list[Row], minor: int) -> list[Row]:
     """A totals label whose amount is printed on the next line ("Gesamt" / "13,30", "TOTAL" / "RM 12.50",
     a two-line layout or an amount the row grouping put a line lower) becomes one row."""
@@ -231,6 +238,8 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
     language = detect_language(full)
     currency = detect_currency(full, language)
     minor = decimals_for(currency)
+    if currency is None and _whole_units(full):
+        minor = 0
     rows = join_label_rows(rows, minor)
     texts = [r.text for r in rows]
 
