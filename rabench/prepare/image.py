@@ -137,7 +137,9 @@ def _prepare_image(data: bytes) -> Prepared:
     im = Image.open(io.BytesIO(data))
     w, h = im.size
     check_dimensions(w, h)
-    if im.format == "JPEG" and jpeg_scan_count(data) > MAX_JPEG_SCANS:
+    # data.count is an upper bound at C speed (FF DA never occurs in entropy-coded data, only
+    # perhaps inside an APP segment); the exact walk only when it is over the cap
+    if im.format == "JPEG" and data.count(b"\xff\xda") > MAX_JPEG_SCANS and jpeg_scan_count(data) > MAX_JPEG_SCANS:
         raise PreparationError(
             f"JPEG with more than {MAX_JPEG_SCANS} scans refused (each one is a pass over the whole image)"
         )
