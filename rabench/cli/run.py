@@ -32,6 +32,8 @@ def _run(args: argparse.Namespace) -> int:
         progress_interval=args.log_every,
         max_cost=args.max_cost,
         adaptive=args.adaptive_concurrency,
+        batch=args.batch,
+        batch_poll_s=args.batch_poll,
         response_cache=(respcache.default_path() if args.cache_responses is True
                         else Path(args.cache_responses) if args.cache_responses else None),
     )
@@ -51,6 +53,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     for provider, text in summary.adaptive.items():
         print(f"{provider}: {text}")
+    if summary.batch_expired:
+        print(f"{summary.batch_expired} units expired in their batch before an answer; "
+              "rabench run --resume --batch submits them again", file=sys.stderr)
+        return 1
     if summary.budget_stop:
         print(summary.budget_stop, file=sys.stderr)
         return 1
@@ -103,6 +109,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--adaptive-concurrency", action="store_true",
                    help="per provider, start at the concurrency cap, halve it on 429/503/529 or rising "
                         "latency, grow it back as calls succeed (AIMD); the live value is in the progress line")
+    p.add_argument("--batch", action="store_true",
+                   help="DIY targets through their provider's batch API (OpenAI Batch, Anthropic Message "
+                        "Batches, Gemini batch): half price, no latency; batch ids kept in OUT/batches.jsonl, "
+                        "so --resume --batch polls them instead of submitting again")
+    p.add_argument("--batch-poll", type=float, default=5.0, metavar="S",
+                   help="with --batch: seconds before the first poll of a batch, growing 1.5x to 60 (default 5)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the estimated cost per target (price table, prompt and image tokens) and stop; "
                         "nothing is sent")

@@ -28,6 +28,7 @@ from aiohttp import web
 
 from rabench.contracts import ReceiptLabel
 from rabench.fakeprovider.answers import answer_text
+from rabench.fakeprovider.batch import BatchRoutes
 from rabench.fakeprovider.formats import AnthropicFormat, GeminiFormat, OpenAIFormat
 from rabench.fakeprovider.profile import HTTP_BEHAVIOURS, Profile
 
@@ -86,6 +87,8 @@ class FakeApp:
         app.router.add_post("/v1/messages", self._handler("anthropic"))
         app.router.add_post("/v1beta/models/{model}:generateContent", self._handler("gemini"))
         app.router.add_get("/v1/models", self._models)
+        self.batch = BatchRoutes(self)  # the providers' batch APIs (rabench.fakeprovider.batch)
+        self.batch.add_to(app.router)
         return app
 
     async def _models(self, request: web.Request) -> web.Response:

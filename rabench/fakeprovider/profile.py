@@ -64,6 +64,8 @@ class ModelProfile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # answered, another one gets 429 at once (0 = no limit). Arrival order decides, as at a
     # real provider, so this is the one behaviour that is not deterministic per image.
     max_in_flight: int = 0
+    batch_polls: int = 1  # batch APIs: polls answered "in progress" before a batch ends
+    batch_expire: bool = False  # batch APIs: the batch expires, every other request unanswered
 
     def validate(self, where: str) -> None:
         for name in list(self.mix) + list(self.script):

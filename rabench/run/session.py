@@ -28,6 +28,7 @@ from rabench.prepare.cache import PrepCache
 from rabench.prepare.image import PREP_VERSION
 from rabench.run import config as cfg
 from rabench.run.adaptive import AdaptiveGate
+from rabench.run.batch import BATCHES, BatchRun, check_batch_targets
 from rabench.run.budget import Budget
 from rabench.run.dryrun import TargetEstimate, estimate_run
 from rabench.run.limits import ProviderGate
@@ -67,6 +68,8 @@ class RunOptions:
     max_cost: float | None = None  # USD over the whole run folder (--max-cost); None: no cap
     response_cache: Path | None = None  # SQLite file of the response cache (--cache-responses); None: off
     adaptive: bool = False  # adaptive concurrency per provider (--adaptive-concurrency)
+    batch: bool = False  # DIY targets through their provider's batch API (--batch)
+    batch_poll_s: float = 5.0  # first interval between polls of a batch (grows to 60 s)
 
 
 @dataclass
@@ -82,6 +85,7 @@ class RunSummary:
     not_started: int = 0  # units a spending cap kept from starting (a resume runs them)
     cached: int = 0  # outcomes written from the response cache
     adaptive: dict[str, str] = field(default_factory=dict)  # provider -> how its adaptive limit moved
+    batch_expired: int = 0  # units a batch expired before answering (a resume submits them again)
 
 
 def provider_for(target: Target) -> str:
@@ -107,6 +111,8 @@ def check_options(options: RunOptions) -> None:
     for provider, value in options.rpm.items():
         if value < 0 or not math.isfinite(value):
             raise UserError(f"--rpm {provider}={value:g}: must be a number >= 0 (0 = no limit)")
+    if not (math.isfinite(options.batch_poll_s) and options.batch_poll_s > 0):
+        raise UserError(f"--batch-poll {options.batch_poll_s:g}: must be a number of seconds above 0")
     if options.max_cost is not None and not (math.isfinite(options.max_cost) and options.max_cost >= 0):
         raise UserError(f"--max-cost {options.max_cost:g}: must be a number of USD >= 0")
 
@@ -248,6 +254,10 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             except Exception as exc:
                 raise UserError(f"target {t.info.id}: cannot start: {exc}") from None
             opened.append(t)
+        if options.batch:
+            if options.max_cost is not None or options.response_cache is not None or options.adaptive:
+                raise UserError("--batch: not with --max-cost, --cache-responses or --adaptive-concurrency")
+            check_batch_targets(targets)
         manifest = new_manifest(
             run_id=out.name,
             suite_dir=str(suite_dir),
@@ -259,7 +269,8 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             seed=options.seed if options.seed is not None else (old.seed if old else 0),
             price_date=cfg.price_date(config),
             timeout_s=timeout_s,
-            settings={"max_retries": options.policy.max_retries, "prep_version": PREP_VERSION},
+            settings={"max_retries": options.policy.max_retries, "prep_version": PREP_VERSION,
+                      **({"batch": True} if options.batch else {})},
         )
         done: set[UnitKey] = set()
         if old is not None:
@@ -286,10 +297,18 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
                 budget=budget, responses=responses,
             )
             runs = [TargetRun(ctx, t, gates[providers[t.info.id]], counters[t.info.id]) for t in targets]
+            batches = [BatchRun(ctx, t, counters[t.info.id], out / BATCHES, poll_s=options.batch_poll_s)
+                       for t in targets] if options.batch else []
             with Progress(list(counters.values()), options.progress, interval=options.progress_interval):
-                await run_targets(ctx, runs)
+                if batches:
+                    async with anyio.create_task_group() as tg:
+                        for b in batches:
+                            tg.start_soon(b.run)
+                else:
+                    await run_targets(ctx, runs)
         stop = budget.message() if budget is not None else None
-        if stop is None:  # a run a cap stopped is not finished: a resume completes it
+        expired = sum(b.expired for b in batches)
+        if stop is None and not expired:  # a run a cap stopped is not finished: a resume completes it
             manifest.finished_at = time.time()
             write_manifest(out, manifest)
         return RunSummary(
@@ -304,6 +323,7 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             not_started=budget.refused() if budget is not None else 0,
             cached=responses.hits if responses is not None else 0,
             adaptive={name: g.describe() for name, g in gates.items() if isinstance(g, AdaptiveGate)},
+            batch_expired=expired,
         )
     finally:
         if responses is not None:
