@@ -58,11 +58,13 @@ class RiskModel(msgspec.Struct, frozen=True):
 
 
 def featurize(signals: Iterable[Signal], features: Sequence[str]) -> np.ndarray:
-    """One row: the strongest value of each named signal, and counts per reason kind."""
+    """One row: the strongest value of each named signal, and counts per reason kind
+    (measurements with ``reason=False`` count by name only)."""
     index = {name: i for i, name in enumerate(features)}
     x = np.zeros(len(features), dtype=np.float64)
     for s in signals:
-        for key, value in ((s.name, s.value), (f"kind:{s.kind}", 1.0)):
+        keys = ((s.name, s.value), (f"kind:{s.kind}", 1.0)) if s.reason else ((s.name, s.value),)
+        for key, value in keys:
             i = index.get(key)
             if i is None:
                 continue

@@ -2,7 +2,9 @@
 
 Provenance readers, checks, plausibility rules, visual forensics and the
 duplicate network each return signals; the risk model turns them into one
-score and the target turns the strongest into ``Reason``s. Keeping one shape
+score and the target turns the strongest into ``Reason``s. A signal with
+``reason=False`` is a measurement the risk model weighs (by its name and value)
+but no reason a reviewer reads. Keeping one shape
 lets an analyser move to another process or machine without the target
 knowing (DESIGN.md, "Later").
 """
@@ -22,6 +24,9 @@ class Signal(msgspec.Struct, frozen=True):
     proof_type: ProofType | None = None  # set exactly when kind == "proof"
     value: float = 1.0  # strength, the feature value the risk model sees
     check: str | None = None  # the deterministic check this reports, if any
+    # False: a measurement for the risk model only (e.g. a forensic feature on every receipt,
+    # however ordinary); it is never shown as a reason and not counted as one of its kind
+    reason: bool = True
 
     def __post_init__(self) -> None:
         if (self.kind == "proof") != (self.proof_type is not None):

@@ -150,7 +150,7 @@ class SelfTarget:
             line_items=list(ex.line_items),
             checks=[analysis.check],
             risk=risk_mod.risk(self.model, ordered),
-            reasons=[s.to_reason() for s in ordered[:MAX_REASONS]],
+            reasons=[s.to_reason() for s in ordered if s.reason][:MAX_REASONS],
             seen_before=seen_before if self._store is not None else None,
             match_kind=match_kind,
             match_of=match_of,

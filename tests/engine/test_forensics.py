@@ -32,7 +32,7 @@ FIELDS = ("merchant", "date", "receipt_number", "subtotal", "tax_total", "total"
 def test_clean_receipt_has_no_opinions(seed):
     img, boxes = receipt(seed=seed, noise=4.0)
     img = _jpeg(img, 80)
-    assert visual_signals(img, boxes) == []
+    assert [s for s in visual_signals(img, boxes) if s.reason] == []
     assert all(s.score < EMIT_SCORE for s in field_scores(img, boxes))
 
 
@@ -43,7 +43,7 @@ def test_noise_free_patch_is_flagged_on_that_field(field):
     img = _jpeg(img, 80)
     clean, _ = receipt(noise=0.0, total="92.50", date="2024-06-10", number="99999")
     fake = _jpeg(_paste(img, clean, boxes[field][0]), 92)
-    sigs = visual_signals(fake, boxes)
+    sigs = [s for s in visual_signals(fake, boxes) if s.name == "visual.local_inconsistency"]
     assert sigs and sigs[0].fields == (field,) and sigs[0].kind == "opinion"
     assert sigs[0].value >= EMIT_SCORE
     others = {s.fields[0] for s in sigs[1:]}
@@ -65,7 +65,7 @@ def test_scores_are_continuous_and_rise_with_the_edit():
 def test_bad_boxes_are_ignored_not_fatal():
     img, boxes = receipt()
     boxes = {"total": [(-50, -50, 3, 3)], "date": [(10_000, 10_000, 10_100, 10_100)], "merchant": [(5, 5, 5, 5)]}
-    assert visual_signals(img, boxes) == []
+    assert [s for s in visual_signals(img, boxes) if s.reason] == []
     assert visual_signals(Image.new("RGB", (50, 50), "white"), {"total": [(1, 1, 40, 40)]}) == []
 
 
@@ -99,7 +99,7 @@ def test_photo_on_a_table_is_judged_against_the_readers_lines():
     genuine = _jpeg(photo, 85)
     fake = _jpeg(_paste(photo, retyped, fboxes["total"][0]), 90)
     assert field_scores(fake, fboxes) == []  # the ink profile sees one giant "line"
-    assert visual_signals(genuine, fboxes, refs) == []
-    sigs = visual_signals(fake, fboxes, refs)
+    assert [s for s in visual_signals(genuine, fboxes, refs) if s.reason] == []
+    sigs = [s for s in visual_signals(fake, fboxes, refs) if s.reason]
     assert sigs and sigs[0].fields == ("total",) and sigs[0].kind == "opinion"
     assert not {s.fields[0] for s in sigs[1:]} & (set(FIELDS) - {"total"})

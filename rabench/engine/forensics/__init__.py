@@ -14,6 +14,18 @@ verify as tampering.
 |z| over the features, clipped to [0, 10]; 0 = typical of this receipt, >= 3 =
 unusual; signals are emitted from ``EMIT_SCORE`` (4) on. ``field_scores`` gives the
 score of every field (also those below the threshold) for the risk model.
+
+Copy-move (``glyphs``): a character pasted from elsewhere on the same receipt is a
+copy, closer to its source than any two honest printings of this receipt are to each
+other. Its score (log of how much closer than the receipt's usual pairs) is a
+measurement for the risk model on every receipt, and an opinion naming both places
+only when overwhelming (``COPY_OPINION``; on genuine scans and photos the largest
+score measured was far below it, see docs/engine.md).
+
+Measurements the risk model weighs on every receipt, never shown as reasons
+(``Signal.reason=False``): ``visual.field_score`` (the largest field inconsistency
+score, 0-10) and ``visual.copy_move`` (the largest copy-move score over the fields
+except line items, 0-10).
 """
 
 from __future__ import annotations
@@ -23,6 +35,7 @@ import numpy as np
 from PIL import Image
 
 from rabench.engine.forensics.features import FEATURES, FONT_FEATURES, features, line_boxes
+from rabench.engine.forensics.glyphs import Twin, copy_move
 from rabench.engine.signals import Signal
 
 Box = tuple[int, int, int, int]
@@ -48,7 +61,17 @@ _LABELS = {
     "sharpness": "edge sharpness",
 }
 
-__all__ = ["FieldScore", "field_scores", "visual_signals", "EMIT_SCORE"]
+# Copy-move opinion: a field glyph this much closer to its twin (log units over the receipt's usual
+# pairs, shape and fine detail together) than the receipt's 90th percentile, and a glyph big enough
+# to carry detail. Genuine scans and photos measured: at most 2.8 (docs/engine.md); pastes 3.3-9.
+COPY_OPINION = 4.5
+COPY_MIN_PX = 30  # glyph box area in px (a "1" of 2 x 10 px is too thin to tell)
+# A digitally rendered line (a typed annotation on a scan) has every repeated character identical,
+# each with its twin somewhere else: no opinion when a quarter of the glyph's line is copy-like that way.
+COPY_MAX_LINE_SHARE = 0.25
+COPY_UNSCORED = frozenset({"line_items"})
+
+__all__ = ["FieldScore", "field_scores", "visual_signals", "copy_move_signals", "EMIT_SCORE", "COPY_OPINION"]
 
 
 class FieldScore(msgspec.Struct, frozen=True):
@@ -114,12 +137,18 @@ def field_scores(
 def visual_signals(
     image: Image.Image, field_boxes: dict[str, list[Box]], reference_boxes: list[Box] | None = None
 ) -> list[Signal]:
-    """Opinion-level signals for fields whose surroundings differ from the rest of the receipt."""
+    """Opinion-level signals for fields whose surroundings differ from the rest of the receipt or
+    whose characters are copies of others on it, and the measurements behind them (reason=False)."""
     try:
         scores = field_scores(image, field_boxes, reference_boxes)
     except Exception:  # a measurement must never fail a check; no opinion then
-        return []
-    out = []
+        scores = []
+    out = copy_move_signals(image, field_boxes, reference_boxes)
+    if scores:
+        out.append(Signal(
+            "visual.field_score", "opinion", "largest field inconsistency score", reason=False,
+            value=max(s.score for s in scores),
+        ))
     for s in sorted(scores, key=lambda s: -s.score):
         if s.score < EMIT_SCORE:
             continue
@@ -131,6 +160,47 @@ def visual_signals(
             fields=(s.field,), value=s.score,
         ))
     return out
+
+
+def copy_move_signals(
+    image: Image.Image, field_boxes: dict[str, list[Box]], reference_boxes: list[Box] | None = None
+) -> list[Signal]:
+    """The copy-move measurement (reason=False) and, when overwhelming, an opinion naming the field,
+    the copied character's box and its source's box (a reviewer can compare the two)."""
+    try:
+        gray = _to_gray(image)
+        h, w = gray.shape
+        boxes = {k: [c for c in (_clip(b, w, h) for b in v) if c] for k, v in field_boxes.items()}
+        lines = [c for c in (_clip(b, w, h) for b in (reference_boxes or [])) if c] or line_boxes(gray)
+        twins = [t for t in copy_move(gray, boxes, lines) if t.field not in COPY_UNSCORED]
+    except Exception:  # a measurement must never fail a check
+        return []
+    if not twins:
+        return []
+    out = [Signal("visual.copy_move", "opinion", "largest copy-move score over the fields", reason=False,
+                  value=max(t.score for t in twins))]
+    for t in sorted(twins, key=lambda t: -t.score):
+        if not _copy_opinion(t):
+            continue
+        out.append(Signal(
+            "visual.copied_glyph", "opinion",
+            f"A character of the {t.field.replace('_', ' ')} at {_where(t.glyph)} is a pixel copy of the one at "
+            f"{_where(t.twin)}: shape correlation {t.shape:.4f}, fine-detail correlation {t.detail:.4f}, where "
+            f"this receipt's {t.glyphs} characters reach {t.usual_shape:.3f} and {t.usual_detail:.3f} with "
+            "their closest look-alike (90th percentile); two printings of a character are never that alike",
+            fields=(t.field,), value=t.score,
+        ))
+        break  # one place to look at is enough; the measurement carries the rest
+    return out
+
+
+def _copy_opinion(t: Twin) -> bool:
+    area = (t.glyph[2] - t.glyph[0]) * (t.glyph[3] - t.glyph[1])
+    return t.score >= COPY_OPINION and area >= COPY_MIN_PX and t.line_share <= COPY_MAX_LINE_SHARE
+
+
+def _where(b: Box) -> str:
+    return f"x {b[0]}-{b[2]}, y {b[1]}-{b[3]}"
 
 
 def _clip(b: Box, w: int, h: int) -> Box | None:
