@@ -42,9 +42,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_fake(port: int) -> subprocess.Popen[bytes]:
+def start_fake(port: int, profile: str = "healthy") -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, "-m", "rabench", "fake-provider", "--port", str(port),
-                             "--profile", "healthy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "--profile", profile], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -87,19 +87,25 @@ def make_suite(root: Path, n: int) -> Path:
     return root
 
 
+LATENCIES: list[float] = []  # the bare loop's per-call latencies, last round
+
+
 async def bare(url: str, body: bytes, headers: dict[str, str], calls: int, concurrency: int) -> int:
     import aiohttp
 
     ok = 0
     counter = iter(range(calls))
+    LATENCIES.clear()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
 
         async def worker() -> None:
             nonlocal ok
             for _ in counter:
+                t0 = time.monotonic()
                 async with session.post(url, data=body, headers=headers) as resp:
                     await resp.read()
                     ok += resp.status == 200
+                LATENCIES.append(time.monotonic() - t0)
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
     return ok
@@ -120,10 +126,17 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cases", type=int, default=50, help="suite size for the run side (repetitions fill up)")
+    ap.add_argument("--latency-ms", type=float, default=None,
+                    help="a fixed answer latency instead of the healthy profile's 2-15 ms; then the median "
+                         "latency `rabench load` reports is compared with the bare loop's")
     args = ap.parse_args()
 
     port = free_port()
-    fake = start_fake(port)
+    profile = "healthy"
+    if args.latency_ms is not None:
+        profile = str(Path(tempfile.mkdtemp(prefix="rabench-fixed-")) / "fixed.toml")
+        Path(profile).write_text(f"[default]\nlatency = {{ dist = \"fixed\", ms = {args.latency_ms} }}\n")
+    fake = start_fake(port, profile)
     os.environ["RABENCH_OPENAI_COMPATIBLE_BASE_URL"] = f"http://127.0.0.1:{port}/v1"
     os.environ["OPENAI_COMPATIBLE_API_KEY"] = "sk-bench-0123456789"
     try:
@@ -157,6 +170,8 @@ def main() -> int:
         def side_bare() -> int:
             return asyncio.run(bare(built.url, body, built.headers, args.calls, args.concurrency))
 
+        p50: dict[str, list[float]] = {"bare": [], "load": []}
+
         def side_load() -> int:
             async def go() -> int:
                 t = make_target(tid, config)
@@ -166,6 +181,8 @@ def main() -> int:
                                     policy=RetryPolicy())
                 finally:
                     await t.close()
+                if s.p50_s is not None:
+                    p50["load"].append(s.p50_s)
                 return s.statuses.get("ok", 0)
 
             return anyio.run(go)
@@ -182,6 +199,8 @@ def main() -> int:
         for r in range(args.rounds):
             for name, fn in (("bare", side_bare), ("load", side_load), ("run", lambda r=r: side_run(r))):
                 ok, wall, cpu = timed(fn)
+                if name == "bare":
+                    p50["bare"].append(sorted(LATENCIES)[len(LATENCIES) // 2])
                 n = args.calls if name != "run" else reps * args.cases
                 results[name].append((n / wall, cpu / n * 1000, ok))
                 print(f"round {r + 1} {name:>4}: {n / wall:8.0f} calls/s, {cpu / n * 1000:.3f} ms CPU/call, "
@@ -192,6 +211,10 @@ def main() -> int:
         for k in ("bare", "load", "run"):
             print(f"  {k:>4}: {best[k][0]:8.0f} calls/s ({best[k][0] / best['bare'][0]:.2f}x bare), "
                   f"{cpu[k]:.3f} ms CPU/call ({cpu[k] / cpu['bare']:.2f}x bare)")
+        print("  median latency per round (ms): bare " + ", ".join(f"{x * 1000:.1f}" for x in p50["bare"])
+              + "; load " + ", ".join(f"{x * 1000:.1f}" for x in p50["load"])
+              + f"; load / bare, median of rounds: "
+              f"{sorted(p50['load'])[len(p50['load']) // 2] / sorted(p50['bare'])[len(p50['bare']) // 2]:.3f}")
     finally:
         fake.terminate()
         fake.wait(10)
