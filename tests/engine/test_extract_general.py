@@ -251,3 +251,14 @@ def test_indonesian_till_words_and_whole_unit_amounts():
     # a Malay "come again" footer is no Indonesian cue, and cents keep two decimals
     ex = _read("Kedai\nRoti  2.50\nJumlah  2.50\nTunai  5.00\nSila datang kembali")
     assert (ex.fields.currency, ex.fields.total) == ("MYR", 2.50)
+
+
+@pytest.mark.parametrize(("printed", "value"), [("TOTAL  12 .50", 12.50), ("TOTAL  12 , 50", 12.50), ("TOTAL  12. 50", 12.50)])
+def test_an_amount_ocr_split_around_its_decimal_mark(printed, value):
+    assert [a.value for a in find_amounts(printed)] == [value]
+    ex = _read(f"Shop\nSoup  {value:.2f}\n{printed}")
+    assert ex.fields.total == value and ex.doubts  # a mended reading: no proof rests on it
+
+
+def test_a_quantity_column_before_a_cents_only_price_is_not_joined():
+    assert [a.value for a in find_amounts("Candy  2  .50")] == [0.50]

@@ -36,6 +36,8 @@ _AMOUNT_RE = re.compile(
 
 
 _BROKEN = re.compile(r"(\d)([.,])( {1,2})(\d{2})(?=\s*$|\s{2})")
+# ... or before it, or on both sides ("12 .50", "12 , 50")
+_BROKEN_BEFORE = re.compile(r"(\d)( )([.,])( {0,2})(\d{2})(?=\s*$|\s{2}|[^\d.,])")
 
 
 _O_FOR_ZERO = re.compile(r"(?:(?<=[\s$:])|(?<=RM))[Oo](?=[.,]\d{2}(?!\d))")
@@ -126,6 +128,7 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
     # OCR breaks an amount at its decimal mark ("29. 70", "$154.  78" in two boxes): join it back
     # (same length, offsets kept)
     text = _BROKEN.sub(lambda m: m.group(1) + m.group(2) + m.group(4) + m.group(3), text)
+    text = _BROKEN_BEFORE.sub(lambda m: m.group(1) + m.group(3) + m.group(5) + m.group(2) + m.group(4), text)
     text = _O_FOR_ZERO.sub("0", text)  # "RMO.94": the letter O for a zero before the decimal mark
     text = _digits_for_lookalikes(text)  # "RM2.5O", "l2.50", "1S.50": letters OCR made of digits
     for m in _AMOUNT_RE.finditer(text):

@@ -217,7 +217,7 @@ def _amount_doubts(rows: list[Row], used: dict[int, Amount], majority_mark: str 
         mark = _decimal_mark(a.text)
         if majority_mark and mark and mark != majority_mark:
             out.append(f"\"{a.text}\" on row \"{rows[i].text.strip()}\" uses another decimal mark than the receipt")
-        elif re.search(r"\d[.,]\s+\d", rows[i].text[max(0, a.start - 3): a.end + 3]):
+        elif re.search(r"\d[.,]\s+\d|\d\s+[.,]\s*\d", rows[i].text[max(0, a.start - 3): a.end + 3]):
             out.append(f"a broken amount on row \"{rows[i].text.strip()}\"")
         elif a.decimals and not re.search(r"[.,]\d", a.text):
             out.append(f"an amount without its decimal mark on row \"{rows[i].text.strip()}\"")
