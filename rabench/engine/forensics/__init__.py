@@ -11,7 +11,7 @@ verdict is an ``opinion``: a model-free measurement, but one a caller cannot
 verify as tampering.
 
 ``value`` of each signal is the field's inconsistency score: the largest robust
-|z| over the features, clipped to [0, 10]; 0 = typical of this receipt, >= 3 =
+|z| over the ``SCORED`` features (noise, edge sharpness, ink), clipped to [0, 10]; 0 = typical of this receipt, >= 3 =
 unusual; signals are emitted from ``EMIT_SCORE`` (4) on. ``field_scores`` gives the
 score of every field (also those below the threshold) for the risk model.
 
@@ -23,9 +23,9 @@ only when overwhelming (``COPY_OPINION``; on genuine scans and photos the larges
 score measured was far below it, see docs/engine.md).
 
 Measurements the risk model weighs on every receipt, never shown as reasons
-(``Signal.reason=False``): ``visual.field_score`` (the largest field inconsistency
-score, 0-10) and ``visual.copy_move`` (the largest copy-move score over the fields
-except line items, 0-10).
+(``Signal.reason=False``): ``visual.noise_z``, ``visual.sharpness_z`` and
+``visual.ink_z`` (each the largest |z| of that feature over the fields, 0-10) and
+``visual.copy_move`` (the largest copy-move score over the fields except line items, 0-10).
 """
 
 from __future__ import annotations
@@ -49,6 +49,11 @@ UNSCORED = frozenset({"line_items"})
 # bigger or bolder) and the paper tone (light falls off across a photo).
 ROW_FEATURES = FONT_FEATURES + ("paper",)
 MAX_REFERENCES = 80  # reference text boxes kept (evenly spread)
+# The features a field's score (and so its opinion) is taken over. Measured on genuine receipts
+# (docs/engine.md, "Visual forensics on real receipts"): text height, stroke width and paper tone
+# differ between honest lines as much as around edits (a bold total, a photo's light fall-off), so
+# they are kept in ``z`` for the record but score nothing; blockiness neither (phone photos vary).
+SCORED = ("noise", "sharpness", "ink")
 # Floors on the spread so a perfectly clean digital receipt (zero spread) does not turn noise into z=inf.
 FLOORS = {"noise": 0.08, "blockiness": 0.08, "paper": 3.0, "ink": 6.0, "stroke": 0.5, "height": 1.5, "sharpness": 4.0}
 _LABELS = {
@@ -129,7 +134,7 @@ def field_scores(
                 if abs(z) > abs(z_best.get(k, 0.0)):
                     z_best[k] = float(z)
         if z_best:
-            score = min(MAX_SCORE, max(abs(v) for v in z_best.values()))
+            score = min(MAX_SCORE, max([abs(v) for k, v in z_best.items() if k in SCORED] or [0.0]))
             out.append(FieldScore(name, round(score, 3), {k: round(v, 2) for k, v in z_best.items()}, len(ref_feats)))
     return out
 
@@ -144,15 +149,15 @@ def visual_signals(
     except Exception:  # a measurement must never fail a check; no opinion then
         scores = []
     out = copy_move_signals(image, field_boxes, reference_boxes)
-    if scores:
-        out.append(Signal(
-            "visual.field_score", "opinion", "largest field inconsistency score", reason=False,
-            value=max(s.score for s in scores),
-        ))
+    for k in SCORED:
+        zs = [abs(s.z[k]) for s in scores if k in s.z]
+        if zs:
+            out.append(Signal(f"visual.{k}_z", "opinion", f"largest field |z| of the {_LABELS[k]}", reason=False,
+                              value=round(min(MAX_SCORE, max(zs)), 3)))
     for s in sorted(scores, key=lambda s: -s.score):
         if s.score < EMIT_SCORE:
             continue
-        top = sorted(s.z.items(), key=lambda kv: -abs(kv[1]))[:2]
+        top = sorted(((k, v) for k, v in s.z.items() if k in SCORED), key=lambda kv: -abs(kv[1]))[:2]
         what = ", ".join(f"{_LABELS[k]} {'higher' if v > 0 else 'lower'} (z {v:+.1f})" for k, v in top)
         out.append(Signal(
             "visual.local_inconsistency", "opinion",
