@@ -262,3 +262,16 @@ def test_an_amount_ocr_split_around_its_decimal_mark(printed, value):
 
 def test_a_quantity_column_before_a_cents_only_price_is_not_joined():
     assert [a.value for a in find_amounts("Candy  2  .50")] == [0.50]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Table #520\nBrooklyn,Ny\nJoe's Diner",  # a table line and a "City, ST" line are not the name
+        "TO GO\nHarrison, NJ 07029\nJoe's Diner",
+        "NAME:CHARES\nQuan Description Cost\nJoe's Diner",
+    ],
+)
+def test_order_lines_and_city_lines_are_not_the_merchant(header):
+    # the candidates are equal in height here: without the skips the first would win
+    assert _read(header + "\nBurger  9.00\nTOTAL  9.00").fields.merchant == "Joe's Diner"

@@ -24,7 +24,11 @@ _HEADER_SKIP = re.compile(
     r"tel|phone|fax|email|e-mail|vat|ust|siret|abn|gst|date|datum|fecha|copy|duplicate|"
     r"thank|merci|danke|gracias|cash sale|cash receipt|simplified|adjustment note)(?![a-z])|@|領収|レシート"
     r"|taxinvoice|invoice(?=no|#|:)|tax\s?invoice|receipt(?=no|#)"
+    r"|^\W*(table|tbl|tisch|mesa|server|cashier|host|order|check|chk|to ?go|take ?out|dine ?in|carry ?out)(?![a-z])|^\W*name\s*:"
+    r"|(?<![a-z])(svrck|descript\w*|qty|quan|artikel|bezeichnung)(?![a-z])"
 )
+# A North American "City, ST 12345" line (also as OCR glues it: "Brooklyn,Ny", "Harrison,NJ07029")
+_CITY_STATE = re.compile(r"^[A-Za-z .'-]{3,},\s?[A-Z][A-Za-z](?:\s?\d{5}(?:-\d{4})?)?\s*$")
 # Street and building words, in the languages receipts print addresses in.
 _STREET = re.compile(
     r"(?<![a-z])(st|rd|ave|avenue|street|road|lane|blvd|boulevard|strasse|str|weg|gasse|platz|rue|calle|"
@@ -76,6 +80,8 @@ def _is_name_row(row: Row) -> bool:
     digits = sum(ch.isdigit() for ch in text)
     s = fold(text)
     if letters < 3 or digits > letters or _HEADER_SKIP.search(s) or _HEADER_SKIP.search(unglue(s)):
+        return False
+    if _CITY_STATE.match(text):
         return False
     if re.search(r"\d{4,}", text) or _STREET.search(s) or (
         re.search(r"^\s*\d+[a-z]?[ ,]", text, re.I) and not _LEGAL_FORM.search(text)
