@@ -41,7 +41,9 @@ BELOW_LINE = 0.499  # where plausibility-only evidence is held
 KINDS = ("proof", "check", "file_fact", "plausibility", "opinion")
 
 
-class RiskModel(msgspec.Struct, frozen=True):
+class RiskModel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``rabench/data/risk-model.json``: the fitted coefficients and where they came from."""
+
     features: list[str]
     coef: list[float]
     intercept: float
@@ -145,7 +147,11 @@ def load_model(path: Path | None = None) -> RiskModel:
     p = path or model_path()
     if not p.is_file():
         return PRIOR
-    return msgspec.json.decode(p.read_bytes(), type=RiskModel)
+    model = msgspec.json.decode(p.read_bytes(), type=RiskModel)
+    if model.version != 1 or len(model.coef) != len(model.features):
+        raise ValueError(f"{p}: a risk model of version {model.version} with {len(model.coef)} weights for "
+                         f"{len(model.features)} features; this rabench reads version 1, one weight per feature")
+    return model
 
 
 def save_model(model: RiskModel, path: Path | None = None) -> Path:

@@ -8,7 +8,6 @@ office suite is only a file fact (spec, "Evidence").
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Literal
@@ -26,15 +25,41 @@ class ToolHit(msgspec.Struct, frozen=True):
     tool: str  # display name from the data file
 
 
-def _load() -> tuple[tuple[Category, str, tuple[re.Pattern[str], ...]], ...]:
-    """Read the data file at import: a broken file must fail loudly here, not be swallowed
-    later by the readers' robustness guards (which would silently disable every tag proof)."""
-    raw = json.loads(DATA_FILE.read_text("utf-8"))
+class ToolEntry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One tool: its display name and case-insensitive regular expressions."""
+
+    name: str
+    patterns: tuple[str, ...]
+
+
+class ToolTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename={"doc": "_doc"}):
+    """``rabench/data/provenance_tools.json``: the tool names the provenance readers recognise."""
+
+    version: int
+    ai_generators: tuple[ToolEntry, ...]
+    receipt_generators: tuple[ToolEntry, ...]
+    editors: tuple[ToolEntry, ...]
+    office: tuple[ToolEntry, ...]
+    doc: str = ""
+
+
+TABLE_VERSION = 1
+
+
+def _load(data: bytes | None = None) -> tuple[tuple[Category, str, tuple[re.Pattern[str], ...]], ...]:
+    """Decode the data file once, at import, as a typed contract: an unknown key, a wrong
+    version or a bad pattern fails loudly here, not later inside the readers' robustness
+    guards (which would silently disable every tag proof)."""
+    raw = DATA_FILE.read_bytes() if data is None else data
+    table = msgspec.json.decode(raw, type=ToolTable)
+    if table.version != TABLE_VERSION:
+        raise ValueError(f"{DATA_FILE.name}: version {table.version}, this rabench reads {TABLE_VERSION}")
     rows = []
     for cat in CATEGORIES:
-        for entry in raw.get(cat, []):
-            pats = tuple(re.compile(p, re.IGNORECASE) for p in entry["patterns"])
-            rows.append((cat, str(entry["name"]), pats))
+        entries: tuple[ToolEntry, ...] = getattr(table, cat)
+        for entry in entries:
+            pats = tuple(re.compile(p, re.IGNORECASE) for p in entry.patterns)
+            rows.append((cat, entry.name, pats))
     return tuple(rows)
 
 
