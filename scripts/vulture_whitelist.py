@@ -24,6 +24,12 @@ memo_hits  # (PrepCache.stats, read by benchmarks and tests)
 units_total  # (RunSummary)
 not_started  # (RunSummary)
 
+# ToolTable (rabench/data/provenance_tools.json): each category is read by getattr(table, cat).
+ai_generators
+receipt_generators
+editors
+office
+
 # Settings of the fpdf2 library, set on its object.
 core_fonts_encoding
 xmp_metadata
