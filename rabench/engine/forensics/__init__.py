@@ -72,7 +72,8 @@ _LABELS = {
 COPY_OPINION = 4.5
 COPY_MIN_PX = 30  # glyph box area in px (a "1" of 2 x 10 px is too thin to tell)
 # A digitally rendered line (a typed annotation on a scan) has every repeated character identical,
-# each with its twin somewhere else: no opinion when a quarter of the glyph's line is copy-like that way.
+# each with its twin somewhere else: no opinion when two or more glyphs, over a quarter of the glyph's
+# line, are copy-like that way (two characters pasted from two places still get one).
 COPY_MAX_LINE_SHARE = 0.25
 COPY_UNSCORED = frozenset({"line_items"})
 
@@ -187,13 +188,15 @@ def copy_move_signals(
     for t in sorted(twins, key=lambda t: -t.score):
         if not _copy_opinion(t):
             continue
+        where = f" (in the {', '.join(f.replace('_', ' ') for f in t.twin_fields)})" if t.twin_fields else ""
         out.append(Signal(
             "visual.copied_glyph", "opinion",
-            f"A character of the {t.field.replace('_', ' ')} at {_where(t.glyph)} is a pixel copy of the one at "
-            f"{_where(t.twin)}: shape correlation {t.shape:.4f}, fine-detail correlation {t.detail:.4f}, where "
-            f"this receipt's {t.glyphs} characters reach {t.usual_shape:.3f} and {t.usual_detail:.3f} with "
-            "their closest look-alike (90th percentile); two printings of a character are never that alike",
-            fields=(t.field,), value=t.score,
+            f"A character of the {t.field.replace('_', ' ')} at {_where(t.glyph)} and the one at "
+            f"{_where(t.twin)}{where} are pixel copies of each other, one pasted over the receipt: shape "
+            f"correlation {t.shape:.4f}, fine-detail correlation {t.detail:.4f}, where this receipt's "
+            f"{t.glyphs} characters reach {t.usual_shape:.3f} and {t.usual_detail:.3f} with their closest "
+            "look-alike (90th percentile); two printings of a character are never that alike",
+            fields=(t.field, *t.twin_fields), value=t.score,
         ))
         break  # one place to look at is enough; the measurement carries the rest
     return out
@@ -201,7 +204,8 @@ def copy_move_signals(
 
 def _copy_opinion(t: Twin) -> bool:
     area = (t.glyph[2] - t.glyph[0]) * (t.glyph[3] - t.glyph[1])
-    return t.score >= COPY_OPINION and area >= COPY_MIN_PX and t.line_share <= COPY_MAX_LINE_SHARE
+    digital = t.line_others >= 2 and t.line_share > COPY_MAX_LINE_SHARE
+    return t.score >= COPY_OPINION and area >= COPY_MIN_PX and not digital
 
 
 def _where(b: Box) -> str:

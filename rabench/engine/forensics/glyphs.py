@@ -251,6 +251,8 @@ class Twin(msgspec.Struct, frozen=True):
     # glyph's own displacement: digital text (every repeated character identical, each twin somewhere
     # else) scores high; one pasted character, or a whole pasted word (all moved alike), scores 0
     line_share: float
+    line_others: int  # how many glyphs that share counts
+    twin_fields: tuple[str, ...] = ()  # other fields whose boxes hold the twin (line items included)
 
 
 def copy_move(gray: np.ndarray, field_boxes: dict[str, list[Box]], line_boxes: list[Box]) -> list[Twin]:
@@ -274,12 +276,17 @@ def copy_move(gray: np.ndarray, field_boxes: dict[str, list[Box]], line_boxes: l
         if not idx:
             continue
         i = max(idx, key=lambda k: score[k])
-        share = _other_copies(g.boxes, score, tw, i, line_boxes or bs)
+        others, share = _other_copies(g.boxes, score, tw, i, line_boxes or bs)
+        twin_box = g.boxes[int(tw[i])] if tw[i] >= 0 else None
+        twin_fields = tuple(sorted(
+            k for k, kb in field_boxes.items() if k != name and twin_box and any(inside(twin_box, b) for b in kb)
+        ))
         out.append(Twin(
             field=name, score=round(float(score[i]), 3), glyph=g.boxes[i],
             twin=g.boxes[int(tw[i])] if tw[i] >= 0 else g.boxes[i],
             shape=round(float(s[i]), 5), detail=round(float(r[i]), 5),
             usual_shape=round(us, 4), usual_detail=round(ur, 4), glyphs=len(g.boxes), line_share=round(share, 3),
+            line_others=others, twin_fields=twin_fields,
         ))
     return out
 
@@ -288,19 +295,20 @@ def _centre(b: Box) -> tuple[float, float]:
     return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
 
 
-def _other_copies(boxes: list[Box], score: np.ndarray, tw: np.ndarray, i: int, lines: list[Box]) -> float:
-    """Share of glyph ``i``'s line (itself and its twin left out) that is nearly as copy-like as it
-    but whose twin lies at another displacement than ``i``'s own (either direction)."""
+def _other_copies(boxes: list[Box], score: np.ndarray, tw: np.ndarray, i: int, lines: list[Box]) -> tuple[int, float]:
+    """How many glyphs of glyph ``i``'s line (itself and its twin left out), and what share of the
+    line, are nearly as copy-like as it but have their twin at another displacement than ``i``'s
+    own (either direction)."""
     if tw[i] < 0 or score[i] <= 0:
-        return 0.0
+        return 0, 0.0
     line = next((b for b in lines if inside(boxes[i], b)), None)
     if line is None:
-        return 0.0
+        return 0, 0.0
     ci, ct = _centre(boxes[i]), _centre(boxes[int(tw[i])])
     d = (ct[0] - ci[0], ct[1] - ci[1])
     mates = [k for k, b in enumerate(boxes) if k != i and k != tw[i] and inside(b, line)]
     if not mates:
-        return 0.0
+        return 0, 0.0
     bar = max(2.5, float(score[i]) - 1.5)
     other = 0
     for k in mates:
@@ -310,4 +318,4 @@ def _other_copies(boxes: list[Box], score: np.ndarray, tw: np.ndarray, i: int, l
         dk = (ctk[0] - ck[0], ctk[1] - ck[1])
         if min(abs(dk[0] - d[0]) + abs(dk[1] - d[1]), abs(dk[0] + d[0]) + abs(dk[1] + d[1])) > 3:
             other += 1
-    return other / len(mates)
+    return other, other / len(mates)
