@@ -137,3 +137,23 @@ def test_measurements_are_weighed_but_never_reasons():
     assert featurize([m, o], names).tolist() == [1.0, 2.5, 5.0]
     shown = [s.to_reason().text for s in order_signals([m, o]) if s.reason]
     assert shown == ["a copy"]
+
+
+def test_the_fit_picks_up_the_measurements():
+    """`rabench engine fit` names its features from the signals it sees: the visual measurements
+    become features (by name) and a fake-only copy opinion is weighed up."""
+    from rabench.engine.risk import fit, probability
+    from rabench.engine.signals import Signal
+
+    def case(copy: float, fake: bool) -> list[Signal]:
+        sigs = [Signal("visual.copy_move", "opinion", "m", reason=False, value=copy),
+                Signal("visual.noise_z", "opinion", "m", reason=False, value=1.0)]
+        if fake:
+            sigs.append(Signal("visual.copied_glyph", "opinion", "copy", fields=("total",), value=copy))
+        return sigs
+
+    rng = np.random.default_rng(0)
+    sets = [case(float(rng.uniform(0, 2.5)), False) for _ in range(20)] + [case(float(rng.uniform(4.5, 8)), True) for _ in range(20)]
+    model = fit(sets, [0] * 20 + [1] * 20)
+    assert {"visual.copy_move", "visual.noise_z", "visual.copied_glyph"} <= set(model.features)
+    assert probability(model, case(7.0, True)) > 0.5 > probability(model, case(1.0, False))
