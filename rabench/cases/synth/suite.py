@@ -100,6 +100,12 @@ def generate_suite(out: Path, *, split: str, size: str, seed: int | None = None,
         for t, b in zip(plan.transforms, mapper(_build_transform_task, t_args)):
             built[("transform", t.index)] = b
             tick()
+    except BaseException:  # Ctrl-C or a failed case: stop the workers now, not after every queued case
+        if pool:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.kill()
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
     finally:
         if pool:
             pool.shutdown()
