@@ -202,13 +202,14 @@ def summary(rows):
     from rabench.engine.provenance.thumbnail import OPINION_SHARE
 
     for case in ("genuine", "edit_total", "edit_date"):
-        rs = [r for r in rows if r["case"] == case and r.get("checked")]
+        all_case = [r for r in rows if r["case"] == case]
+        rs = [r for r in all_case if r.get("checked")]
         if not rs:
             continue
         proofs = [r for r in rs if r["mismatch"]]
         opinions = [r for r in rs if not r["mismatch"] and r["local"] >= OPINION_SHARE]
         local = sorted(r["local"] for r in rs)
-        print(f"{case}: {len(rs)} compared ({len(rows) - len(rs)} not), proof {len(proofs)} "
+        print(f"{case}: {len(rs)} compared ({len(all_case) - len(rs)} not), proof {len(proofs)} "
               f"({', '.join(sorted({r['kind'] for r in proofs})) or '-'}), opinion {len(opinions)}, "
               f"local score max {local[-1]:.2f}, 99th percentile {local[int(0.99 * (len(local) - 1))]:.2f}")
         if case != "genuine":
