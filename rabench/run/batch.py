@@ -107,6 +107,13 @@ class _Wire:
         self.s = session
         self.base = target.settings.base_url
 
+    async def submit(self, bodies: list[dict[str, Any]]) -> str:
+        raise NotImplementedError
+
+    async def poll(self, batch_id: str) -> list[Result] | None:
+        """None while the batch runs; its results once it ended."""
+        raise NotImplementedError
+
     def headers(self) -> dict[str, str]:
         req = self.t._wire.build(self.t.settings, self.t._key, self.t.model, "", "", "image/png")
         return dict(req.headers)
@@ -216,7 +223,7 @@ class _Gemini(_Wire):
         return out  # requests without an entry were not answered (expired)
 
 
-WIRES = {"openai": _OpenAI, "anthropic": _Anthropic, "gemini": _Gemini}
+WIRES: dict[str, type[_Wire]] = {"openai": _OpenAI, "anthropic": _Anthropic, "gemini": _Gemini}
 
 
 # ---------------------------------------------------------------- the run
@@ -278,7 +285,7 @@ class BatchRun:
                 await anyio.sleep(delay)
                 delay = min(self.poll_max_s, delay * 1.5)
 
-    async def _submit(self, wire: Any, units: list[tuple[str, int]], bodies: list[dict[str, Any]]) -> str:
+    async def _submit(self, wire: _Wire, units: list[tuple[str, int]], bodies: list[dict[str, Any]]) -> str:
         batch_id = await wire.submit(bodies)
         append_record(self.path, BatchRecord(self.target.info.id, batch_id, units=list(units), at=time.time()))
         return batch_id

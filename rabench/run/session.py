@@ -41,6 +41,7 @@ from rabench.run.respcache import ResponseCache
 from rabench.run.retry import RetryPolicy
 from rabench.run.runner import RunContext, TargetRun, run_targets
 from rabench.targets.base import Target
+from rabench.targets.diy.target import DiyTarget
 from rabench.targets.registry import make_target, provider_of
 
 if TYPE_CHECKING:
@@ -298,7 +299,7 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             )
             runs = [TargetRun(ctx, t, gates[providers[t.info.id]], counters[t.info.id]) for t in targets]
             batches = [BatchRun(ctx, t, counters[t.info.id], out / BATCHES, poll_s=options.batch_poll_s)
-                       for t in targets] if options.batch else []
+                       for t in targets if isinstance(t, DiyTarget)] if options.batch else []
             with Progress(list(counters.values()), options.progress, interval=options.progress_interval):
                 if batches:
                     async with anyio.create_task_group() as tg:
