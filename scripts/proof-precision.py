@@ -4,7 +4,9 @@
 
 Each RUN_DIR is a `rabench run` folder (outcomes.jsonl, run.json naming its suite); the labels come
 from the suite's manifest. A case "has" a proof type when any reason of its verdict is a proof of
-that type. Prints, per group of runs (default: each run on its own), one markdown table: proof type,
+that type. Only base cases count (spec: authenticity and evidence use cases without lineage);
+duplicate transforms (re-encoded, cropped, re-shot copies of an earlier case) are the duplicates
+task's and are reported apart, with how many carried a `duplicate_match` proof. Prints, per group of runs (default: each run on its own), one markdown table: proof type,
 genuine receipts with it / genuine receipts (with a Wilson 95 % interval), fakes with it / fakes,
 and precision = fakes with it / all cases with it (Wilson 95 %). Error outcomes are counted apart.
 """
@@ -37,27 +39,34 @@ def _pct(k: int, n: int) -> str:
     return f"{k}/{n} = {100 * k / n:.1f} % [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def load(run: Path) -> tuple[list[tuple[bool, set[str]]], int, str]:
+def load(run: Path) -> tuple[list[tuple[bool, set[str]]], int, tuple[int, int]]:
     meta = json.loads((run / "run.json").read_text())
     suite = Path(meta["suite_dir"])
     labels: dict[str, bool] = {}
+    transforms: set[str] = set()
     for line in (suite / "manifest.jsonl").read_text().splitlines():
         c = json.loads(line)
         if c.get("type") == "suite_header":
             continue
         labels[c["id"]] = c["label"]["authenticity"]["verdict"] == "fake"
-    rows, errors = [], 0
+        if c.get("lineage"):
+            transforms.add(c["id"])
+    rows, errors, dup = [], 0, [0, 0]
     for line in (run / "outcomes.jsonl").read_text().splitlines():
         o = json.loads(line)
         if o.get("status") != "ok" or not o.get("verdict"):
             errors += 1
             continue
         kinds = {r.get("proof_type") or "?" for r in o["verdict"].get("reasons") or [] if r.get("kind") == "proof"}
+        if o["case_id"] in transforms:
+            dup[0] += 1
+            dup[1] += "duplicate_match" in kinds
+            continue
         rows.append((labels[o["case_id"]], kinds))
-    return rows, errors, suite.name
+    return rows, errors, (dup[0], dup[1])
 
 
-def table(name: str, rows: list[tuple[bool, set[str]]], errors: int) -> str:
+def table(name: str, rows: list[tuple[bool, set[str]]], errors: int, dup: tuple[int, int]) -> str:
     n_fake = sum(f for f, _ in rows)
     n_gen = len(rows) - n_fake
     gen, fake = Counter(), Counter()
@@ -66,7 +75,8 @@ def table(name: str, rows: list[tuple[bool, set[str]]], errors: int) -> str:
             (fake if f else gen)[k] += 1
     any_gen = sum(1 for f, k in rows if k and not f)
     any_fake = sum(1 for f, k in rows if k and f)
-    out = [f"**{name}**: {n_gen} genuine, {n_fake} fake, {errors} error outcomes", "",
+    dups = f"; {dup[0]} duplicate transforms left out ({dup[1]} with `duplicate_match`)" if dup[0] else ""
+    out = [f"**{name}**: {n_gen} genuine, {n_fake} fake base cases, {errors} error outcomes{dups}", "",
            "| proof type | genuine with it (false proofs) | fakes with it | precision |", "|---|---|---|---|"]
     for k in sorted(set(gen) | set(fake)):
         out.append(f"| `{k}` | {_pct(gen[k], n_gen)} | {fake[k]}/{n_fake} | {_pct(fake[k], fake[k] + gen[k])} |")
@@ -92,15 +102,16 @@ def main(argv: list[str]) -> int:
         return 2
     for name, dirs in groups:
         rows: list[tuple[bool, set[str]]] = []
-        errors = 0
+        errors, dup = 0, (0, 0)
         for d in dirs:
             if not (d / "outcomes.jsonl").is_file() or not (d / "run.json").is_file():
                 print(f"proof-precision: {d} is not a run folder (no outcomes.jsonl / run.json)", file=sys.stderr)
                 return 2
-            r, e, _ = load(d)
+            r, e, dd = load(d)
             rows += r
             errors += e
-        print(table(name, rows, errors))
+            dup = (dup[0] + dd[0], dup[1] + dd[1])
+        print(table(name, rows, errors, dup))
         print()
     return 0
 

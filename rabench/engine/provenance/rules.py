@@ -287,7 +287,7 @@ def _thumb_signals(f: FileFacts, field_boxes: dict[str, list[Box]] | None, box_s
         return out + [Signal("exif.thumbnail_mismatch", "proof", f"The EXIF thumbnail does not show this image: {what}; {measured}",
                              fields=fields, proof_type="thumbnail_mismatch", value=min(t.score, 10.0))]
     if t.local >= OPINION_SHARE:
-        # above every genuine pair measured, below the proof bar: worth a look, not proof
+        # above every genuine pair of the calibration, below the proof bar: worth a look, not proof
         return out + [Signal("exif.thumbnail_differs", "opinion",
                              f"The EXIF thumbnail differs from the image in one area, short of proof ({measured})",
                              value=t.local)]
