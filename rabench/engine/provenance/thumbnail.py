@@ -69,7 +69,7 @@ NOISE_FLOOR = 0.25  # grey levels^2, the least residual noise a pair is credited
 # pairs reached 0.68 of max(5 x p95, 0.12) x that factor; the bar is 1.5 times that.
 LOCAL_STANDOUT = 5.1
 LOCAL_FLOOR = 0.123
-OPINION_SHARE = 0.75  # a local score from this share of the bar (above every genuine pair) to 1 is an opinion
+OPINION_SHARE = 0.75  # a local score from this share of the bar (above every genuine pair of the calibration) to 1 is an opinion
 DIFFERENT_CORR = 0.75  # correlation after alignment below which it is a different picture (genuine >= 0.84)
 CROP_LIMIT = 0.08  # share of a thumbnail side the aligned image may leave uncovered (a fact, never proof)
 CROP_MIN_CC = 0.9  # a crop is reported only when the image matches the part it covers this well
