@@ -14,8 +14,8 @@ from pathlib import Path
 
 import msgspec
 
-from rabench.run.plan import SuitePlan
 from rabench.run.outcomes import UnitKey
+from rabench.run.plan import SuitePlan
 from rabench.targets.base import Target
 from rabench.targets.diy.estimate import TYPICAL_OUTPUT_TOKENS, image_size, prepared_size
 
