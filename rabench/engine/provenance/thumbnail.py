@@ -61,6 +61,8 @@ DETAIL = 2.0  # print = what a blur of this radius removes
 WINDOW = 12  # side of the square windows compared (an amount, a word)
 BAND = 0.06  # share of each side next to the border where windows are not judged
 PRINT_SHARE = 0.25  # a judged window holds at least this share of the 90th percentile's print
+PEER_RANGE = 2.0  # windows within this factor of a window's print are its peers (see peer_bar)
+PEER_MIN = 200  # fewer peers than this (window positions) and the pair's spread alone decides
 NOISE_FLOOR = 0.25  # grey levels^2, the least residual noise a pair is credited with
 # Decisions, set on genuine pairs made from real receipts (docs/engine.md, "Thumbnail mismatch"):
 # a window differs when its residual share reaches LOCAL_STANDOUT times the 95th percentile of
@@ -385,11 +387,29 @@ def _judge(tc: np.ndarray, aligned: np.ndarray, covered: np.ndarray, warp: np.nd
     judged &= cv2.erode(inner.astype(np.uint8), np.ones((side, side), np.uint8)) > 0
     if judged.sum() < 10:
         return [], ThumbResult(False, detail="the aligned image leaves too little of the thumbnail to compare")
+    placed = judged.copy()
     judged &= printed >= PRINT_SHARE * np.percentile(printed[judged], 90)
     vals = ratio[judged]
     typical, spread = (float(v) for v in np.percentile(vals, [50, 95]))
-    bar = max(LOCAL_STANDOUT * spread, LOCAL_FLOOR) * max(1.0, alias / ALIAS_FREE)
-    top = float(ratio[judged].max())
+    alias_factor = max(1.0, alias / ALIAS_FREE)
+    bar = max(LOCAL_STANDOUT * spread, LOCAL_FLOOR) * alias_factor
+
+    def peer_bar(y: int, x: int) -> float:
+        # A window must also stand out among windows with as much print as it has. Where the
+        # receipt is a narrow strip in a photo, the judged windows are mostly the page's edges
+        # and one text window left judged stands out against them although the whole text
+        # column differs alike from the thumbnail (resampling, not an edit): a genuine
+        # re-photographed receipt got a false proof that way.
+        pr = float(printed[y, x])
+        peers = placed & (printed >= pr / PEER_RANGE) & (printed <= pr * PEER_RANGE)
+        peers[max(0, y - 2 * side) : y + 2 * side + 1, max(0, x - 2 * side) : x + 2 * side + 1] = False  # not itself
+        if int(peers.sum()) < PEER_MIN:
+            return bar
+        return max(bar, LOCAL_STANDOUT * float(np.percentile(ratio[peers], 95)) * alias_factor)
+
+    ty, tx = np.unravel_index(int(np.argmax(np.where(judged, ratio, -1.0))), ratio.shape)
+    top = float(ratio[ty, tx])
+    bar = peer_bar(int(ty), int(tx)) if top >= bar else bar
     boxes: list[Box] = []
     over = (judged & (ratio >= bar)).astype(np.uint8)
     half = side // 2
