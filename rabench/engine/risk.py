@@ -37,7 +37,8 @@ from rabench.logistic import fit_logistic
 
 PROOF_FLOOR = 0.7
 FLAG_LINE = 0.5  # the spec's default flag threshold (risk >= 0.5)
-BELOW_LINE = 0.499  # where plausibility-only evidence is held
+BELOW_LINE = 0.499  # the highest risk of a receipt held under the line (plausibility/opinions only)
+HOLD_FROM = 0.4  # held risks are HOLD_FROM + (BELOW_LINE - HOLD_FROM) x the model's probability
 KINDS = ("proof", "check", "file_fact", "plausibility", "opinion")
 
 
@@ -122,11 +123,20 @@ def risk(model: RiskModel, signals: Sequence[Signal]) -> float:
     p = probability(model, signals)
     if any(s.kind == "proof" for s in signals):
         return round(PROOF_FLOOR + (1.0 - PROOF_FLOOR) * p, 6)
-    if p >= FLAG_LINE and any(s.kind == "plausibility" for s in signals):
-        without = probability(model, [s for s in signals if s.kind != "plausibility"])
+    if p >= FLAG_LINE and any(_soft(s) for s in signals):
+        without = probability(model, [s for s in signals if not _soft(s)])
         if without < FLAG_LINE:
-            return round(max(without, BELOW_LINE), 6)
+            # held under the line, the model's order kept among the held ones
+            return round(max(without, HOLD_FROM + (BELOW_LINE - HOLD_FROM) * p), 6)
     return round(p, 6)
+
+
+def _soft(s: Signal) -> bool:
+    """Evidence that may raise the risk but never flags a receipt by itself: plausibility (an old
+    receipt, a till's odd rate) and opinion reasons (amounts that could not be reconciled, a line
+    that looks different). The visual measurements behind opinions (``reason=False``) count as
+    model evidence, not as soft reasons."""
+    return s.kind == "plausibility" or (s.kind == "opinion" and s.reason)
 
 
 # A model for when none has been fitted yet: proofs weigh most, then file facts,

@@ -47,7 +47,7 @@ def test_plausibility_alone_never_carries_a_receipt_to_the_flag_line():
         coef=[3.0, 1.5, 2.0], intercept=-1.0)
     assert risk_mod.probability(model, [AGE]) > 0.5
     held = risk_mod.risk(model, [AGE])
-    assert 0.49 <= held < 0.5  # raised, but not flagged
+    assert risk_mod.HOLD_FROM <= held < 0.5  # raised, but not flagged
     # other evidence that is over the line by itself is not held back
     assert risk_mod.risk(model, [EDITOR, AGE]) == pytest.approx(risk_mod.probability(model, [EDITOR, AGE]), abs=1e-6)
     # a proof still floors the risk at 0.7
@@ -73,3 +73,26 @@ def test_shipped_model_records_its_provenance():
     assert model.n_cases > 0 and 0 < model.n_fakes < model.n_cases
     assert "test" not in model.split.split("+") and "dev" in model.split.split("+")
     assert model.command.startswith("rabench engine fit --suite") and "quick/dev" in model.suite
+
+
+UNRECONCILED = Signal("check.amounts_unreconciled", "opinion", "amounts could not be reconciled", ("total",), value=1.0)
+LOOKS_OFF = Signal("visual.local_inconsistency", "opinion", "the total's line looks different", ("total",), value=6.0)
+MEASURE = Signal("visual.noise_z", "opinion", "largest field |z| of the noise level", value=6.0, reason=False)
+
+
+def test_opinions_alone_never_carry_a_receipt_to_the_flag_line_and_keep_their_order():
+    """Issue 14: genuine real receipts (an editor's re-save + amounts the reader could not
+    reconcile; a photo whose lines differ in sharpness) were flagged on opinions. Opinion
+    reasons raise the risk but, like plausibility, never flag by themselves."""
+    model = risk_mod.RiskModel(
+        features=["kind:opinion", "kind:file_fact", "check.amounts_unreconciled", "visual.noise_z"],
+        coef=[1.5, 0.8, 1.0, 0.4], intercept=-1.5)
+    one = risk_mod.risk(model, [EDITOR, UNRECONCILED])
+    two = risk_mod.risk(model, [EDITOR, UNRECONCILED, LOOKS_OFF])
+    assert risk_mod.probability(model, [EDITOR, UNRECONCILED]) > 0.5
+    assert risk_mod.HOLD_FROM <= one < two < 0.5  # held, and more opinions still rank higher
+    # a measurement is model evidence, not a soft reason: enough of it flags
+    strong = risk_mod.risk(model, [EDITOR, MEASURE, UNRECONCILED])
+    assert risk_mod.probability(model, [EDITOR, MEASURE]) >= 0.5 and strong >= 0.5
+    # and no opinion lowers a risk below what the rest of the evidence gives
+    assert one >= risk_mod.probability(model, [EDITOR])
