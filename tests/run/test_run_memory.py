@@ -43,3 +43,34 @@ def test_peak_memory_does_not_grow_with_the_suite(tmp_path):
     growth_mb = (big_kb - small_kb) / 1024
     print(f"peak RSS {small_kb} KB -> {big_kb} KB")
     assert growth_mb < 8, f"peak RSS grew by {growth_mb:.1f} MB from 500 to 20,000 cases"
+
+
+def _traced_peak(tmp_path, suite, repetitions, name):
+    import tracemalloc
+
+    from rabench.run.session import RunOptions, run
+
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        summary = run(RunOptions(out=tmp_path / name, suite_dir=str(suite), target_ids=["null"],
+                                 repetitions=repetitions, progress="none", cache_root=tmp_path / "cache"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert summary.statuses["null"] == {"ok": 1_000 * repetitions}
+    return peak - base
+
+
+def test_a_target_that_never_suspends_leaves_nothing_behind_per_unit(tmp_path):
+    """Issue 19: with a target that answers without suspending (``null``), each unit's
+    cancelled timeout timer stayed in the event loop's timer heap for the whole run
+    (~200 B a unit, 312 MB at 1M units). 20,000 units must peak no higher than 2,000
+    (before the fix: about 3.6 MB higher)."""
+    suite = make_suite(tmp_path / "s", 1_000, distinct_files=5)
+    _traced_peak(tmp_path, suite, 1, "warm")  # first-time imports and caches out of the figures
+    small = _traced_peak(tmp_path, suite, 2, "r2")
+    big = _traced_peak(tmp_path, suite, 20, "r20")
+    print(f"traced peak {small / 1e6:.2f} MB (2,000 units) -> {big / 1e6:.2f} MB (20,000 units)")
+    assert big - small < 500_000, f"peak grew {(big - small) / 1e6:.2f} MB from 2,000 to 20,000 units"

@@ -1,0 +1,101 @@
+"""Runner memory at scale: N ``null`` units through ``rabench run`` with flat memory.
+
+    .venv/bin/python bench/scale_memory.py [--cases 10000 --repeats 1,10,100]
+
+Builds one suite of ``--cases`` cases (20 distinct tiny JPEGs), then runs
+``rabench run --suite S --target null --repeat R`` once per R, each in a fresh
+process (the same code path a user takes), and prints its peak RSS
+(``getrusage`` ru_maxrss) and wall time per unit. 10,000 cases x 100
+repetitions = 1,000,000 units. Goal (issue 19): peak RSS at 1M units within
+1.2x of 10k units, and the per-unit cost flat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rabench.contracts import Authenticity, Case, ReceiptLabel, SuiteHeader  # noqa: E402
+
+PROBE = (
+    "import resource, sys\n"
+    "from rabench.cli.main import main\n"
+    "rc = main(sys.argv[1:])\n"
+    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    "sys.exit(rc)\n"
+)
+
+
+def make_suite(root: Path, n: int, files: int = 20) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    shas = []
+    for k in range(files):
+        buf = io.BytesIO()
+        Image.new("RGB", (8, 8), ((k * 37) % 256, (k * 91) % 256, 0)).save(buf, "JPEG", quality=80)
+        (root / f"f{k}.jpg").write_bytes(buf.getvalue())
+        shas.append(hashlib.sha256(buf.getvalue()).hexdigest())
+    enc = msgspec.json.Encoder()
+    label = ReceiptLabel(authenticity=Authenticity(verdict="genuine"), total=1.0)
+    with open(root / "manifest.jsonl", "wb") as fh:
+        fh.write(enc.encode(SuiteHeader(suite="receipt", name="scale")) + b"\n")
+        for i in range(n):
+            k = i % files
+            fh.write(enc.encode(Case(id=f"c{i:07d}", file=f"f{k}.jpg", sha256=shas[k],
+                                     media_type="image/jpeg", label=label)) + b"\n")
+    return root
+
+
+def run_once(tmp: Path, suite: Path, repeat: int) -> tuple[float, float, int]:
+    """(peak RSS MB, seconds, units written) of one ``rabench run`` process."""
+    out = tmp / f"run-r{repeat}"
+    argv = [sys.executable, "-c", PROBE, "run", "--suite", str(suite), "--target", "null",
+            "--repeat", str(repeat), "--out", str(out), "--progress", "none",
+            "--cache", str(tmp / "cache"), "--concurrency", "null=64"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        sys.exit(f"rabench run failed: {proc.stderr.strip()[-500:]}")
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("MAXRSS")]
+    units = 0
+    with open(out / "outcomes.jsonl", "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            units += block.count(b"\n")
+    (out / "outcomes.jsonl").unlink()  # 1M outcomes are ~300 MB on disk
+    return int(line.split()[1]) / 1024, wall, units
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=10_000)
+    ap.add_argument("--repeats", default="1,10,100", help="comma-separated --repeat values")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        suite = make_suite(tmp / "suite", args.cases)
+        # marginal us/unit: (wall - first row's wall) / (units - first row's units), i.e. without
+        # the process start-up and suite planning every run pays once
+        print(f"{'units':>10} {'peak RSS MB':>12} {'x first':>8} {'wall s':>8} {'marginal us/unit':>17}")
+        first: tuple[float, float, int] | None = None
+        for r in (int(x) for x in args.repeats.split(",")):
+            rss, wall, units = run_once(tmp, suite, r)
+            if first is None:
+                first = (rss, wall, units)
+            marginal = ((wall - first[1]) / (units - first[2]) * 1e6) if units > first[2] else float("nan")
+            print(f"{units:>10,} {rss:>12.1f} {rss / first[0]:>8.2f} {wall:>8.1f} {marginal:>17.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
