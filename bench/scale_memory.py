@@ -1,6 +1,7 @@
-"""Runner memory at scale: N ``null`` units through ``rabench run`` with flat memory.
+"""Memory at scale: N ``null`` units through ``rabench run``; the scorer's memory per outcome.
 
     .venv/bin/python bench/scale_memory.py [--cases 10000 --repeats 1,10,100]
+    .venv/bin/python bench/scale_memory.py --scorer [--outcomes 10000,100000]
 
 Builds one suite of ``--cases`` cases (20 distinct tiny JPEGs), then runs
 ``rabench run --suite S --target null --repeat R`` once per R, each in a fresh
@@ -8,6 +9,12 @@ process (the same code path a user takes), and prints its peak RSS
 (``getrusage`` ru_maxrss) and wall time per unit. 10,000 cases x 100
 repetitions = 1,000,000 units. Goal (issue 19): peak RSS at 1M units within
 1.2x of 10k units, and the per-unit cost flat.
+
+``--scorer``: synthetic runs (``rabench.score.synthetic``: 10 targets x C cases x 2
+repetitions) scored in a fresh process each, two ways: ``score_runs`` (load the
+outcomes, rows, details) and the whole ``rabench score`` command (which also writes
+the per-case viewer data, ``rabench.report.casedata``); peak RSS, and the growth per
+outcome between the two sizes. Goal (issue 19): scorer <= 1 KB per outcome.
 """
 
 from __future__ import annotations
@@ -77,11 +84,53 @@ def run_once(tmp: Path, suite: Path, repeat: int) -> tuple[float, float, int]:
     return int(line.split()[1]) / 1024, wall, units
 
 
+SCORE_PROBE = (
+    "import resource, sys\n"
+    "from rabench.score.scorer import score_runs\n"
+    "result = score_runs([sys.argv[1]])\n"
+    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+)
+
+
+def peak_mb(argv: list[str]) -> float:
+    proc = subprocess.run([sys.executable, "-c", *argv], capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        sys.exit(f"failed: {proc.stderr.strip()[-500:]}")
+    (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("MAXRSS")]
+    return int(line.split()[1]) / 1024
+
+
+def scorer(sizes: list[int]) -> None:
+    from rabench.score import synthetic
+
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        print(f"{'outcomes':>10} {'score_runs MB':>14} {'rabench score MB':>17}")
+        first: tuple[int, float, float] | None = None
+        for n in sizes:
+            run = synthetic.make(tmp / str(n), 10, n // 20, 2)
+            count = sum(1 for _ in (run / "outcomes.jsonl").open("rb"))
+            inner = peak_mb([SCORE_PROBE, str(run)])
+            whole = peak_mb([PROBE, "score", str(run), "--out", str(tmp / f"report-{n}")])
+            print(f"{count:>10,} {inner:>14.1f} {whole:>17.1f}", flush=True)
+            if first is None:
+                first = (count, inner, whole)
+            else:
+                grown = count - first[0]
+                print(f"   per outcome from {first[0]:,}: score_runs {(inner - first[1]) * 1048576 / grown:,.0f} B, "
+                      f"rabench score {(whole - first[2]) * 1048576 / grown:,.0f} B", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=10_000)
     ap.add_argument("--repeats", default="1,10,100", help="comma-separated --repeat values")
+    ap.add_argument("--scorer", action="store_true", help="measure the scorer instead of the runner")
+    ap.add_argument("--outcomes", default="10000,100000", help="--scorer: comma-separated outcome counts")
     args = ap.parse_args()
+    if args.scorer:
+        scorer([int(x) for x in args.outcomes.split(",")])
+        return
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         suite = make_suite(tmp / "suite", args.cases)

@@ -8,6 +8,8 @@ can then work on plain arrays indexed by case.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
@@ -49,7 +51,7 @@ class TargetRuns:
 
     info: TargetInfo
     run_id: str
-    outcomes: list[Outcome]
+    outcomes: OutcomeLines
     case: np.ndarray  # int32 case index of each outcome
     # True for a stand-in: a case with no outcome at all counts as one failed run
     # (every target is scored on the same cases), but it was never a call.
@@ -121,52 +123,130 @@ def load_cases(suite_dir: str) -> tuple[CaseTable, str, str]:
     return table, reader.header.name, reader.manifest_sha256
 
 
-def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable) -> dict[str, list[Outcome]]:
-    """Outcomes per target; a later line for the same (case, target, repetition)
-    replaces an earlier one (a resumed run may re-record a call)."""
+class OutcomeLines:
+    """One target's outcomes, in (case, repetition) order, decoded from ``outcomes.jsonl`` on demand.
+
+    Why not a list of Outcome: a decoded Outcome with its verdict is about 1.8 KB of
+    small objects, its JSON line about 600 bytes (issue 19: 931 MB at 300k outcomes).
+    This keeps the file's bytes (shared by the run's targets) and where each line
+    starts and ends; ``oc = outcomes[i]`` and iteration decode lines one at a time.
+    Stand-ins for cases without an outcome (``with_missing_cases``) are kept as objects.
+    """
+
+    __slots__ = ("_data", "_start", "_end", "_extra")
+
+    def __init__(self, data: memoryview, start: np.ndarray, end: np.ndarray, extra: dict[int, Outcome]):
+        self._data = data
+        self._start = start  # int64 byte offsets; -1 for a stand-in (in ``extra``)
+        self._end = end
+        self._extra = extra
+
+    def __len__(self) -> int:
+        return len(self._start)
+
+    def __getitem__(self, i: int | np.integer[Any]) -> Outcome:
+        k = int(i)
+        if k < 0:
+            k += len(self._start)
+        s = int(self._start[k])  # IndexError past the end
+        if s < 0:
+            return self._extra[k]
+        return _outcome_decoder.decode(self._data[s:int(self._end[k])])
+
+    def __iter__(self) -> Iterator[Outcome]:
+        for k in range(len(self._start)):
+            yield self[k]
+
+
+def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable
+                  ) -> dict[str, tuple[OutcomeLines, np.ndarray, np.ndarray]]:
+    """Outcomes per target, sorted by (case, repetition), with the case index and repetition
+    of each; a later line for the same (case, target, repetition) replaces an earlier one
+    (a resumed run may re-record a call).
+
+    Every line is decoded (and checked) once here, one at a time; only its offsets,
+    case and repetition are kept (``OutcomeLines``)."""
     path = run_dir / "outcomes.jsonl"
     if not path.is_file():
         raise UserError(f"{run_dir}: no outcomes.jsonl here")
-    known = {t.id for t in manifest.targets}
+    known = sorted({t.id for t in manifest.targets})
+    target_index = {t: i for i, t in enumerate(known)}
     data = path.read_bytes()
-    try:
-        decoded = _outcome_decoder.decode_lines(data)  # fast path: the whole file at once
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        decoded = None
-    if decoded is None:  # find the bad line and say which
-        lines = data.splitlines()
-        for lineno, raw in enumerate(lines, start=1):
-            if raw.strip():
-                try:
-                    _outcome_decoder.decode(raw)
-                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                    if lineno == len(lines) and not data.endswith(b"\n"):
-                        raise UserError(
-                            f"{path}:{lineno}: the last line is cut off (the run stopped while writing "
-                            f"it); `rabench run --out {run_dir} --resume` repairs it and runs what is missing"
-                        ) from None
-                    raise UserError(f"{path}:{lineno}: {str(exc).replace('`', '')}") from None
-        raise UserError(f"{path}: not valid JSON lines")
-    latest: dict[tuple[str, str, int], Outcome] = {}
-    for k, oc in enumerate(decoded, start=1):
-        if oc.case_id not in cases.index:
-            raise UserError(f"{path}: outcome {k}: case {oc.case_id} is not in the run's suite")
-        if oc.target not in known:
-            raise UserError(f"{path}: outcome {k}: target {oc.target} is not listed in run.json")
-        latest[(oc.target, oc.case_id, oc.repetition)] = oc
-    per_target: dict[str, list[Outcome]] = {t: [] for t in known}
-    for (target, _, _), oc in latest.items():
-        per_target[target].append(oc)
+    view = memoryview(data)
+    size = len(data)
+    index = cases.index
+    decode = _outcome_decoder.decode
+    starts = array("q")  # byte offsets of each kept outcome's line
+    ends = array("q")
+    tgt = array("q")
+    case = array("q")
+    rep = array("q")
+    wrong: str | None = None  # the first outcome naming a case or target the run does not have
+    k = 0
+    lineno = 0
+    s = 0
+    while s < size:
+        e = data.find(b"\n", s)
+        if e < 0:
+            e = size
+        lineno += 1
+        raw = view[s:e]
+        try:
+            oc = decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            if not bytes(raw).strip():
+                s = e + 1
+                continue  # a blank line
+            if e == size:  # the last line, with no newline after it
+                raise UserError(
+                    f"{path}:{lineno}: the last line is cut off (the run stopped while writing "
+                    f"it); `rabench run --out {run_dir} --resume` repairs it and runs what is missing"
+                ) from None
+            raise UserError(f"{path}:{lineno}: {str(exc).replace('`', '')}") from None
+        k += 1
+        ci = index.get(oc.case_id)
+        ti = target_index.get(oc.target)
+        if ci is None or ti is None:
+            if wrong is None:  # reported after every line decoded: a bad line comes first
+                wrong = (f"{path}: outcome {k}: case {oc.case_id} is not in the run's suite" if ci is None
+                         else f"{path}: outcome {k}: target {oc.target} is not listed in run.json")
+        else:
+            starts.append(s)
+            ends.append(e)
+            tgt.append(ti)
+            case.append(ci)
+            rep.append(oc.repetition)
+        s = e + 1
+    if wrong is not None:
+        raise UserError(wrong)
+    line = np.arange(len(starts), dtype=np.int64)  # file order: a later line wins
+    start_arr = np.frombuffer(starts, dtype=np.int64)
+    end_arr = np.frombuffer(ends, dtype=np.int64)
+    t_arr = np.frombuffer(tgt, dtype=np.int64)
+    c_arr = np.frombuffer(case, dtype=np.int64)
+    r_arr = np.frombuffer(rep, dtype=np.int64)
+    order = np.lexsort((line, r_arr, c_arr, t_arr))  # by target, case, repetition, then line
+    t_s, c_s, r_s = t_arr[order], c_arr[order], r_arr[order]
+    last = np.ones(len(order), dtype=bool)  # the last line of each (target, case, repetition)
+    if len(order):
+        last[:-1] = (t_s[1:] != t_s[:-1]) | (c_s[1:] != c_s[:-1]) | (r_s[1:] != r_s[:-1])
+    sel = line[order[last]]
+    t_sel, c_sel, r_sel = t_s[last], c_s[last], r_s[last]
+    per_target: dict[str, tuple[OutcomeLines, np.ndarray, np.ndarray]] = {}
+    for ti, tid in enumerate(known):
+        pick = t_sel == ti
+        mine = sel[pick]
+        per_target[tid] = (OutcomeLines(view, start_arr[mine], end_arr[mine], {}), c_sel[pick], r_sel[pick])
     return per_target
 
 
 MISSING_ERROR = "no outcome recorded for this case (counted as a failed run)"
 
 
-def with_missing_cases(outcomes: list[Outcome], cases: CaseTable, run_id: str, target: str
-                       ) -> tuple[list[Outcome], np.ndarray]:
+def with_missing_cases(outcomes: OutcomeLines, case_of: np.ndarray, reps: np.ndarray, cases: CaseTable,
+                       run_id: str, target: str) -> tuple[OutcomeLines, np.ndarray, np.ndarray]:
     """Outcomes sorted by (case, repetition), plus one failed stand-in run for every
-    case of the suite the target has no outcome for.
+    case of the suite the target has no outcome for; also the case index of each.
 
     Why: "Every target gets the same cases" and a case "counts once, with the share
     of its runs that succeeded" — a case left unanswered (an unfinished run) must not
@@ -175,17 +255,23 @@ def with_missing_cases(outcomes: list[Outcome], cases: CaseTable, run_id: str, t
     risk, no check, no proof. It is marked ``missing`` so operations (over calls
     actually made) leave it out.
     """
+    n = len(outcomes)
     answered = np.zeros(cases.n, dtype=bool)
-    for oc in outcomes:
-        answered[cases.index[oc.case_id]] = True
-    stand_ins = [
-        Outcome(run_id=run_id, case_id=cases.cases[i].id, target=target, repetition=0,
-                status="error", attempts=0, error=MISSING_ERROR)
-        for i in np.flatnonzero(~answered)
-    ]
-    tagged = [(o, False) for o in outcomes] + [(o, True) for o in stand_ins]
-    tagged.sort(key=lambda t: (cases.index[t[0].case_id], t[0].repetition))
-    return [o for o, _ in tagged], np.fromiter((m for _, m in tagged), dtype=bool, count=len(tagged))
+    answered[case_of] = True
+    absent = np.flatnonzero(~answered)
+    all_case = np.concatenate((case_of, absent))
+    all_rep = np.concatenate((reps, np.zeros(len(absent), dtype=np.int64)))
+    order = np.lexsort((all_rep, all_case))
+    missing = order >= n
+    start = np.concatenate((outcomes._start, np.full(len(absent), -1, dtype=np.int64)))[order]
+    end = np.concatenate((outcomes._end, np.full(len(absent), -1, dtype=np.int64)))[order]
+    extra = {
+        int(pos): Outcome(run_id=run_id, case_id=cases.cases[int(all_case[order[pos]])].id, target=target,
+                          repetition=0, status="error", attempts=0, error=MISSING_ERROR)
+        for pos in np.flatnonzero(missing)
+    }
+    return (OutcomeLines(outcomes._data, start, end, extra), missing,
+            all_case[order].astype(np.int32))
 
 
 def load_runs(run_dirs: list[str]) -> ScoreInput:
@@ -225,8 +311,7 @@ def load_runs(run_dirs: list[str]) -> ScoreInput:
                     f"target {info.id} is in both {seen[info.id]} and {d}; score them separately"
                 )
             seen[info.id] = d
-            ocs, missing = with_missing_cases(per_target[info.id], cases, m.run_id, info.id)
-            case_idx = np.fromiter((cases.index[o.case_id] for o in ocs), dtype=np.int32, count=len(ocs))
+            ocs, missing, case_idx = with_missing_cases(*per_target[info.id], cases, m.run_id, info.id)
             targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx,
                                       missing=missing))
     targets.sort(key=lambda t: t.id)
