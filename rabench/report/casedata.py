@@ -15,16 +15,13 @@ table and referenced by index.
 
 from __future__ import annotations
 
-import base64
-import io
-import warnings
 from pathlib import Path
 
 import msgspec
 
 from rabench.contracts import Case
 from rabench.contracts.views import CASES_FORMAT, CaseLabelView, CasesFile, CaseView, ReasonView, RunView
-from rabench.score.details import case_path
+from rabench.score.details import case_path, thumbnail
 from rabench.score.load import ScoreInput
 from rabench.score.strata import tag_masks
 
@@ -37,31 +34,7 @@ NO_THUMBNAILS_ENV = "RABENCH_NO_THUMBNAILS"
 
 def thumb(path: Path | None, media_type: str) -> str | None:
     """A small JPEG data URI of the image (first page of a PDF); None if unreadable (never raises)."""
-    if path is None:
-        return None
-    try:
-        with warnings.catch_warnings():  # a huge or odd image warns; the page shows what it can
-            warnings.simplefilter("ignore")
-            from PIL import Image
-
-            if media_type == "application/pdf":
-                import pypdfium2 as pdfium
-
-                pdf = pdfium.PdfDocument(str(path))
-                try:
-                    img = pdf[0].render(scale=0.4).to_pil()
-                finally:
-                    pdf.close()
-            else:
-                img = Image.open(path)
-                img.draft("RGB", (THUMB_PX * 2, THUMB_PX * 4))
-            img = img.convert("RGB")
-            img.thumbnail((THUMB_PX, THUMB_PX * 2))
-            buf = io.BytesIO()
-            img.save(buf, "JPEG", quality=60)
-        return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
-    except Exception:  # noqa: BLE001 - a hostile or missing file must not stop the report
-        return None
+    return None if path is None else thumbnail(path, media_type, px=THUMB_PX, pdf_scale=0.4, quality=60)
 
 
 def image_of(inp: ScoreInput, case: Case) -> tuple[Path | None, str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+import warnings
 from pathlib import Path
 
 import msgspec
@@ -57,28 +58,31 @@ def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list
     return out
 
 
-def thumbnail(path: Path, media_type: str) -> str | None:
-    """A small JPEG data URI of the case file; None if it can't be read (never raises)."""
+def thumbnail(path: Path, media_type: str, *, px: int = THUMB_PX, pdf_scale: float = 0.6, quality: int = 70) -> str | None:
+    """A small JPEG data URI of the case file (``px`` wide, up to twice as tall); None if it
+    can't be read (never raises, and Pillow's warnings about huge or odd images stay quiet)."""
     try:
-        from PIL import Image
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from PIL import Image
 
-        if media_type == "application/pdf":
-            import pypdfium2 as pdfium
+            if media_type == "application/pdf":
+                import pypdfium2 as pdfium
 
-            pdf = pdfium.PdfDocument(str(path))
-            try:
-                img = pdf[0].render(scale=0.6).to_pil()
-            finally:
-                pdf.close()
-        else:
-            img = Image.open(path)
-            img.draft("RGB", (THUMB_PX * 2, THUMB_PX * 4))
-        img = img.convert("RGB")
-        img.thumbnail((THUMB_PX, THUMB_PX * 2))
-        buf = io.BytesIO()
-        img.save(buf, "JPEG", quality=70)
+                pdf = pdfium.PdfDocument(str(path))
+                try:
+                    img = pdf[0].render(scale=pdf_scale).to_pil()
+                finally:
+                    pdf.close()
+            else:
+                img = Image.open(path)
+                img.draft("RGB", (px * 2, px * 4))
+            img = img.convert("RGB")
+            img.thumbnail((px, px * 2))
+            buf = io.BytesIO()
+            img.save(buf, "JPEG", quality=quality)
         return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode()
-    except Exception:  # a hostile or missing file must not stop the report
+    except Exception:  # noqa: BLE001 - a hostile or missing file must not stop the report
         return None
 
 
