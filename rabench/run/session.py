@@ -192,31 +192,9 @@ def run(options: RunOptions, targets: list[Target] | None = None) -> RunSummary:
                 break
 
 
-def dry_run(options: RunOptions, targets: list[Target] | None = None) -> list[TargetEstimate]:
-    """What ``run(options)`` would cost per target (``rabench.run.dryrun``); sends nothing,
-    opens no target. On ``resume`` only the units missing from the run folder are counted."""
-    check_options(options)
-    out = Path(options.out)
-    old = read_manifest(out) if options.resume else None
-    suite_dir = options.suite_dir or (old.suite_dir if old else None)
-    if not suite_dir:
-        raise UserError("no suite: give --suite DIR")
-    if targets is None:
-        ids = options.target_ids or ([t.id for t in old.targets] if old else [])
-        if not ids:
-            raise UserError("no target: give --target ID (e.g. --target self)")
-        config = cfg.with_overrides(options.config, options.rpm, options.concurrency)
-        targets = [make_target(tid, config) for tid in ids]
-    repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
-    done = scan_done(out / OUTCOMES) if old is not None else set()
-    return estimate_run(plan_suite(suite_dir), targets, repetitions, done)
-
-
-def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) -> RunSummary:
-    """The run itself; the caller holds the lock."""
-    old = read_manifest(out) if options.resume else None
-    if old is None and ((out / RUN_JSON).exists() or (out / OUTCOMES).exists()):
-        raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
+def _suite_and_targets(options: RunOptions, old: RunManifest | None,
+                       targets: list[Target] | None) -> tuple[str, list[Target]]:
+    """The suite folder and targets of a run: from the options, else from the run being resumed."""
     suite_dir = options.suite_dir or (old.suite_dir if old else None)
     if not suite_dir:
         raise UserError("no suite: give --suite DIR")
@@ -228,6 +206,27 @@ def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) ->
             raise UserError(f"a target is named twice: {ids}")
         config = cfg.with_overrides(options.config, options.rpm, options.concurrency)
         targets = [make_target(tid, config) for tid in ids]
+    return suite_dir, targets
+
+
+def dry_run(options: RunOptions, targets: list[Target] | None = None) -> list[TargetEstimate]:
+    """What ``run(options)`` would cost per target (``rabench.run.dryrun``); sends nothing,
+    opens no target. On ``resume`` only the units missing from the run folder are counted."""
+    check_options(options)
+    out = Path(options.out)
+    old = read_manifest(out) if options.resume else None
+    suite_dir, targets = _suite_and_targets(options, old, targets)
+    repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
+    done = scan_done(out / OUTCOMES) if old is not None else set()
+    return estimate_run(plan_suite(suite_dir), targets, repetitions, done)
+
+
+def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) -> RunSummary:
+    """The run itself; the caller holds the lock."""
+    old = read_manifest(out) if options.resume else None
+    if old is None and ((out / RUN_JSON).exists() or (out / OUTCOMES).exists()):
+        raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
+    suite_dir, targets = _suite_and_targets(options, old, targets)
     repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
     plan = plan_suite(suite_dir)
     return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
