@@ -148,6 +148,8 @@ def test_thumbnails_are_decoded_only_when_scrolled_into_view(page, report):
     imgs = pg.locator("#v-list img")
     with_data = pg.locator("#v-list img[data-src], #v-list img[src^='data:']").count()
     assert with_data == N_IMAGES
+    # the observer's callbacks run after the list is redrawn: wait for the first rows' images
+    pg.wait_for_function("document.querySelectorAll(\"#v-list img[src^='data:']\").length > 0")
     loaded = pg.locator("#v-list img[src^='data:']").count()
     assert 0 < loaded < N_IMAGES  # the first rows only
     last = pg.locator(f".v-row[data-case='c{N_IMAGES - 1:06d}'] img")
