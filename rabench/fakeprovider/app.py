@@ -15,8 +15,6 @@ Routes: ``POST /v1/chat/completions`` (OpenAI, the gateway, compatible servers),
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import hashlib
 import json
 import threading
@@ -29,7 +27,7 @@ from aiohttp import web
 from rabench.contracts import ReceiptLabel
 from rabench.fakeprovider.answers import answer_text
 from rabench.fakeprovider.batch import BatchRoutes
-from rabench.fakeprovider.formats import AnthropicFormat, GeminiFormat, OpenAIFormat
+from rabench.fakeprovider.formats import AnthropicFormat, GeminiFormat, OpenAIFormat, image_sha256
 from rabench.fakeprovider.profile import HTTP_BEHAVIOURS, Profile
 
 FORMATS = {"openai": OpenAIFormat, "anthropic": AnthropicFormat, "gemini": GeminiFormat}
@@ -109,20 +107,14 @@ class FakeApp:
             except ValueError:
                 return web.json_response(fmt.error(400, "request body is not JSON"), status=400)
             model = fmt.model(request, body) if isinstance(body, dict) else ""
-            b64 = fmt.image_b64(body) if isinstance(body, dict) else None
-            image_sha = None
-            if b64 is not None:
-                try:
-                    image_sha = hashlib.sha256(base64.b64decode(b64, validate=True)).hexdigest()
-                except (binascii.Error, ValueError):
-                    image_sha = None
+            image_sha = image_sha256(fmt.image_b64(body) if isinstance(body, dict) else None)
             key = (model, image_sha or "")
             n = self._seen.get(key, 0)
             self._seen[key] = n + 1
             if self.profile.require_key and not fmt.has_key(request):
                 behaviour = "401"
                 latency, rng = 0.0, None
-            elif not model or b64 is None or image_sha is None:
+            elif not model or image_sha is None:
                 behaviour = "400"
                 latency, rng = 0.0, None
             else:

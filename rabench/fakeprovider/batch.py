@@ -24,9 +24,6 @@ every other request answered (the rest are the provider's "expired" entries).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -35,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from rabench.fakeprovider.answers import answer_text
-from rabench.fakeprovider.formats import AnthropicFormat, GeminiFormat, OpenAIFormat
+from rabench.fakeprovider.formats import AnthropicFormat, GeminiFormat, OpenAIFormat, image_sha256
 from rabench.fakeprovider.profile import HTTP_BEHAVIOURS
 
 if TYPE_CHECKING:
@@ -57,13 +54,7 @@ class FakeBatch:
 def answer_sync(app: FakeApp, wire: str, model: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """What the synchronous route would answer for ``body`` (status, JSON payload)."""
     fmt = {"openai": OpenAIFormat, "anthropic": AnthropicFormat, "gemini": GeminiFormat}[wire]
-    b64 = fmt.image_b64(body)
-    image_sha = None
-    if b64 is not None:
-        try:
-            image_sha = hashlib.sha256(base64.b64decode(b64, validate=True)).hexdigest()
-        except (binascii.Error, ValueError):
-            image_sha = None
+    image_sha = image_sha256(fmt.image_b64(body))
     if not model or image_sha is None:
         return 400, fmt.error(400, "request has no model or no base64 image")
     key = (model, image_sha)

@@ -7,6 +7,9 @@ test can see at a glance which fields the fake relies on.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import time
 from typing import Any
 
@@ -19,6 +22,17 @@ STATUS_TEXT = {
     429: ("rate_limit_error", "RESOURCE_EXHAUSTED"), 500: ("api_error", "INTERNAL"),
     502: ("api_error", "UNAVAILABLE"), 503: ("api_error", "UNAVAILABLE"), 529: ("overloaded_error", "UNAVAILABLE"),
 }
+
+
+def image_sha256(b64: str | None) -> str | None:
+    """The sha256 of a request's base64 image (what the fake provider keys its answers on);
+    None when there is no image or it is not valid base64."""
+    if b64 is None:
+        return None
+    try:
+        return hashlib.sha256(base64.b64decode(b64, validate=True)).hexdigest()
+    except (binascii.Error, ValueError):
+        return None
 
 
 class OpenAIFormat:
