@@ -137,35 +137,22 @@ class AdaptiveGate(ProviderGate):
         return (f"adaptive concurrency {s.slots} of {s.cap} at the end, ceiling {ceiling} "
                 f"({s.throttles} throttled, {s.decreases} decreases)")
 
-    async def __aenter__(self) -> None:
+    async def _take_slot(self) -> None:
         if self._held < self.state.slots and not self._waiters:
             self._held += 1
-        else:
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._waiters.append(fut)
-            try:
-                await fut
-            except BaseException:
-                if fut.done() and not fut.cancelled():  # granted, then cancelled: give it back
-                    self._held -= 1
-                    self._wake()
-                else:
-                    self._waiters.remove(fut)
-                raise
-        if self._limiter is not None:
-            try:
-                await self._limiter.acquire()
-            except BaseException:
-                self._held -= 1
-                self._wake()
-                raise
-        self.in_flight += 1
-        self.calls += 1
-        if self.in_flight > self.max_in_flight:
-            self.max_in_flight = self.in_flight
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        try:
+            await fut
+        except BaseException:
+            if fut.done() and not fut.cancelled():  # granted, then cancelled: give it back
+                self._give_slot()
+            else:
+                self._waiters.remove(fut)
+            raise
 
-    async def __aexit__(self, *exc: object) -> None:
-        self.in_flight -= 1
+    def _give_slot(self) -> None:
         self._held -= 1
         self._wake()
 

@@ -51,13 +51,19 @@ class ProviderGate:
         self.max_in_flight = 0
         self.calls = 0
 
-    async def __aenter__(self) -> None:
+    async def _take_slot(self) -> None:
         await self._slots.acquire()
+
+    def _give_slot(self) -> None:
+        self._slots.release()
+
+    async def __aenter__(self) -> None:
+        await self._take_slot()
         if self._limiter is not None:
             try:
                 await self._limiter.acquire()
             except BaseException:
-                self._slots.release()
+                self._give_slot()
                 raise
         self.in_flight += 1
         self.calls += 1
@@ -66,5 +72,5 @@ class ProviderGate:
 
     async def __aexit__(self, *exc: object) -> None:
         self.in_flight -= 1
-        self._slots.release()
+        self._give_slot()
 
