@@ -150,6 +150,7 @@ class HttpTarget:
         self.url = url
         self.info = TargetInfo(id=tid, kind="other", provider=provider)
         self.session: aiohttp.ClientSession | None = None
+        self.sent: list[float] = []  # monotonic time each call left the runner's gate
 
     async def open(self) -> None:
         self.session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
@@ -163,6 +164,7 @@ class HttpTarget:
 
     async def check(self, request: CheckRequest) -> Verdict:
         assert self.session is not None
+        self.sent.append(time.monotonic())
         try:
             async with self.session.post(self.url, json={"case_id": request.case_id}) as resp:
                 payload = await resp.json()

@@ -37,16 +37,21 @@ def test_requests_per_minute_hold_over_every_window(tmp_path):
     rpm = 1200  # 20 per second, bursts of at most 20
     n = 50
     suite = make_suite(tmp_path / "s", n, distinct_files=5)
+    target = HttpTarget("", tid="http-fake")
     with LoopbackServer(_ok) as server:
-        run_fake(suite, tmp_path / "r", [HttpTarget(server.url)], concurrency=50, rpm=rpm)
-        arrivals = sorted(server.arrivals)
+        target.url = server.url
+        run_fake(suite, tmp_path / "r", [target], concurrency=50, rpm=rpm)
+        assert len(server.arrivals) == n
+    # Stamped in the runner's own event loop as each call leaves the gate: the server thread's
+    # arrival stamps bunch up when the machine is loaded (a busy thread stamps several late at once).
+    arrivals = sorted(target.sent)
     assert len(arrivals) == n
     rate, burst = rpm / 60, 20
     span = arrivals[-1] - arrivals[0]
     assert span >= (n - burst) / rate * 0.9  # could not have been faster than the limit
     for i in range(n):  # any window holds at most burst + rate * width requests
         for j in range(i + 1, n):
-            assert j - i + 1 <= burst + rate * (arrivals[j] - arrivals[i]) + 3  # slack: a busy server thread stamps late
+            assert j - i + 1 <= burst + rate * (arrivals[j] - arrivals[i]) + 2  # slack: a stamp taken a step after its grant
 
 
 def test_limits_come_from_flags_then_provider_table_then_defaults(tmp_path):
