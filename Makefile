@@ -25,11 +25,13 @@ $(STAMP): pyproject.toml constraints.txt scripts/bootstrap.sh
 
 test: venv
 	@bash scripts/ensure-chromium.sh
+	@bash scripts/ensure-redis.sh
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
 # The edit loop: everything but the `slow` tests and the lint (ruff, vulture, mypy); `make test` runs all.
 test-fast: venv
 	@bash scripts/ensure-chromium.sh
+	@bash scripts/ensure-redis.sh
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not lint" $(PYTEST_ARGS)
 
 lint: venv
