@@ -195,7 +195,8 @@ def read_header(manifest: Path) -> SuiteHeader:
 
 
 def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
-    """Open a suite folder (or its manifest.jsonl) for streaming; one-line errors on bad input."""
+    """Open a receipt suite folder (or its manifest.jsonl) for streaming; one-line errors on bad
+    input, and on a suite of another kind (an ``ap`` suite holds bundles, not receipt cases)."""
     path = Path(root)
     if path.name == MANIFEST and path.is_file():
         path = path.parent
@@ -205,4 +206,7 @@ def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
     if not manifest.is_file():
         raise UserError(f"{path}: no {MANIFEST} in this folder")
     header = read_header(manifest)
+    if header.suite != "receipt":  # an AP suite: rabench.cases.ap.manifest.open_ap_suite reads it
+        raise UserError(f"{path}: an {header.suite} suite; this command reads receipt suites only "
+                        "(cases validate and cases audit read both; see docs/ap.md)")
     return SuiteReader(path, header, file_sha256(manifest))

@@ -34,9 +34,14 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
     problems: list[str] = []
     where = MANIFEST
     try:
-        read_header(manifest)
+        header = read_header(manifest)
     except UserError as exc:
         problems.append(str(exc).replace(str(manifest), where))
+    else:
+        if header.suite == "ap":  # bundles of documents: their own checks (docs/ap.md)
+            from rabench.cases.ap.validate import validate_ap_suite
+
+            return validate_ap_suite(root, check_hashes=check_hashes)
 
     first_line: dict[str, int] = {}
     first_key: dict[str, tuple[str, int]] = {}  # id_key -> (id, line): ids equal ignoring case

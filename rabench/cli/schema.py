@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 
 from rabench.contracts import CONTRACTS_VERSION, Case, Outcome, Row, RunManifest, SuiteHeader, Verdict
+from rabench.contracts.ap import APCase
 from rabench.contracts.details import DetailsFile
 from rabench.contracts.prices import PriceTable
 from rabench.contracts.rows import RowsFile
@@ -22,6 +23,7 @@ from rabench.errors import UserError
 CONTRACTS: dict[str, tuple[type[msgspec.Struct], str]] = {
     "suite_header": (SuiteHeader, "cases/<suite>/manifest.jsonl, line 1"),
     "case": (Case, "cases/<suite>/manifest.jsonl, every other line"),
+    "ap_case": (APCase, "cases/<ap suite>/manifest.jsonl, every other line (suite kind ap)"),
     "run": (RunManifest, "runs/<id>/run.json"),
     "outcome": (Outcome, "runs/<id>/outcomes.jsonl, every line"),
     "verdict": (Verdict, "an outcome's verdict: what a target answers"),

@@ -24,6 +24,8 @@ from rabench.contracts.version import CONTRACTS_VERSION
 
 MediaType = Literal["image/jpeg", "image/png", "image/webp", "image/tiff", "application/pdf"]
 Transform = Literal["reencode", "crop", "reshoot"]
+# What a suite holds: receipts (one file per ``Case``) or AP bundles (``APCase``, several documents).
+SuiteKind = Literal["receipt", "ap"]
 
 
 def submission_date(value: str) -> _dt.date:
@@ -116,7 +118,7 @@ class Case(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class SuiteHeader(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="suite_header"):
     """First line of ``manifest.jsonl``: what kind of suite and where it came from."""
 
-    suite: str  # the suite kind: "receipt" (later "invoice")
+    suite: SuiteKind  # "receipt" (rabench/contracts/labels.py) or "ap" (rabench/contracts/ap.py)
     name: str  # e.g. "ra-bench-0.2.0/quick/test"
     contracts_version: int = CONTRACTS_VERSION
     # Free-form provenance: generator version, seed, Pillow build, importer, ...

@@ -1,0 +1,98 @@
+"""Stream an ``ap`` suite's manifest one ``APCase`` at a time (the receipt reader's rules:
+header first and version checked, one-line errors naming file and line, paths kept inside
+the suite folder)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from rabench.cases.manifest import (
+    MANIFEST,
+    SymlinkLoop,
+    describe_decode_error,
+    duplicate_key_problem,
+    file_sha256,
+    read_header,
+    resolve_in_suite,
+)
+from rabench.contracts.ap import APCase, APDocument
+from rabench.contracts.case import SuiteHeader
+from rabench.errors import UserError
+
+ap_case_decoder = msgspec.json.Decoder(APCase)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedAPCase:
+    """A decoded AP case plus where its documents are; bytes are read lazily."""
+
+    case: APCase
+    line: int
+    paths: dict[str, Path]  # document name -> file
+
+    def read(self, name: str) -> bytes:
+        return self.paths[name].read_bytes()
+
+    def document(self, name: str) -> APDocument:
+        doc = self.case.document(name)
+        if doc is None:
+            raise KeyError(name)
+        return doc
+
+
+class APSuiteReader:
+    """An ``ap`` suite folder: its header and a fresh stream of cases each time you iterate."""
+
+    def __init__(self, root: Path, header: SuiteHeader, manifest_sha256: str):
+        self.root = root
+        self.header = header
+        self.manifest_sha256 = manifest_sha256
+
+    def __iter__(self) -> Iterator[LoadedAPCase]:
+        return self.cases()
+
+    def cases(self, *, check_keys: bool = False) -> Iterator[LoadedAPCase]:
+        manifest = self.root / MANIFEST
+        root_real = self.root.resolve()
+        with manifest.open("rb") as fh:
+            next(fh, None)
+            for lineno, raw in enumerate(fh, start=2):
+                if not raw.strip():
+                    continue
+                try:
+                    case = ap_case_decoder.decode(raw)
+                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                    raise UserError(f"{manifest}:{lineno}: {describe_decode_error(exc)}") from None
+                if check_keys and (problem := duplicate_key_problem(raw)) is not None:
+                    raise UserError(f"{manifest}:{lineno}: case {case.id}: {problem}")
+                paths: dict[str, Path] = {}
+                for doc in case.documents:
+                    try:
+                        path = resolve_in_suite(self.root, doc.file, root_real)
+                    except SymlinkLoop as exc:
+                        raise UserError(f"{manifest}:{lineno}: case {case.id}: {exc}") from None
+                    if path is None:
+                        raise UserError(f"{manifest}:{lineno}: case {case.id}: file {doc.file} escapes the suite folder")
+                    paths[doc.name] = path
+                yield LoadedAPCase(case, lineno, paths)
+
+
+def open_ap_suite(root: str | os.PathLike[str]) -> APSuiteReader:
+    """Open an ``ap`` suite folder (or its manifest.jsonl); a receipt suite is a one-line error."""
+    path = Path(root)
+    if path.name == MANIFEST and path.is_file():
+        path = path.parent
+    manifest = path / MANIFEST
+    if not path.is_dir():
+        raise UserError(f"{path}: no such suite folder")
+    if not manifest.is_file():
+        raise UserError(f"{path}: no {MANIFEST} in this folder")
+    header = read_header(manifest)
+    if header.suite != "ap":
+        raise UserError(f"{path}: a {header.suite} suite; this command reads ap suites only")
+    return APSuiteReader(path, header, file_sha256(manifest))
