@@ -188,6 +188,8 @@ class GoldField(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class GoldLineItem(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One printed invoice line: description, quantity, unit price and line total as printed."""
+
     description: str
     quantity: float
     unit_price: float
