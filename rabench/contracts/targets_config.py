@@ -40,6 +40,36 @@ def _iso_date(value: str | None, where: str) -> None:
             raise ValueError(f"{where} {value!r} is not a YYYY-MM-DD date") from None
 
 
+def redis_url_problem(url: str) -> str | None:
+    """Why ``url`` is not a ``redis://host[:port][/db]`` URL rabench can use, else None."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"{url!r} is not a redis://host:port/db URL ({exc})"
+    if parts.scheme not in ("redis", "rediss"):
+        return f"{url!r} is not a redis:// or rediss:// URL"
+    if not parts.hostname:
+        return f"{url!r} names no host (redis://host:port/db)"
+    db = parts.path.lstrip("/")
+    if db and not db.isdigit():
+        return f"{url!r}: the database after the port must be a number, not {db!r}"
+    if parts.query or parts.fragment or (port is not None and port == 0):
+        return f"{url!r}: only redis://[user:password@]host:port/db is read"
+    return None
+
+
+def _store_location(value: str | None) -> None:
+    """``duplicate_store``: a SQLite file path, or a redis:// URL (docs/running.md, "Running on a cluster")."""
+    if value is None or "://" not in value:
+        return
+    problem = redis_url_problem(value)
+    if problem is not None:
+        raise ValueError(f"duplicate_store {problem}")
+
+
 class Defaults(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``[defaults]``: what applies to every provider without its own value."""
 
@@ -96,6 +126,7 @@ class SelfSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     def __post_init__(self) -> None:
         _iso_date(self.today, "today")
+        _store_location(self.duplicate_store)
 
 
 class BenchSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -11,7 +11,9 @@ is wrong and where (``@field`` tags).
 The duplicate network is a ``MemoryStore`` emptied by ``reset(repetition)``,
 as the spec requires ("an empty in-memory backend that lives for one
 repetition"); ``[self] duplicate_store = "path.sqlite"`` in the config selects
-the persistent SQLite store for real use.
+the persistent SQLite store for real use, ``"redis://host:port/db"`` the Redis store
+(``dupes/redis_store.py``: one namespace per target instance and repetition, emptied by
+``reset`` and deleted by ``close``).
 
 Config (``bench/targets.toml``): ``[self] workers`` (default: cores),
 ``ocr_max_side``, ``today`` (ISO date for plausibility), ``cost_per_check_usd``
@@ -20,6 +22,7 @@ Config (``bench/targets.toml``): ``[self] workers`` (default: cores),
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +32,7 @@ from rabench.engine import risk as risk_mod
 from rabench.engine.ocr import OcrSettings, ProcessWorkerPool, ThreadWorkerPool, WorkerPool
 from rabench.engine.pipeline import Analysis, AnalyserCrash, AnalysisSettings, UnreadableFile, analyse
 from rabench.engine.signals import Signal
+from rabench.errors import UserError
 from rabench.targets.base import CheckRequest, TargetFailure
 
 KIND_ORDER = {"proof": 0, "check": 1, "file_fact": 2, "plausibility": 3, "opinion": 4}
@@ -48,19 +52,51 @@ def cost_per_check(config: TargetsConfig) -> float | None:
     return self_cost_per_check(config)
 
 
-def _make_store(config: TargetsConfig) -> Any:
-    path = config.self.duplicate_store
+def _make_store(config: TargetsConfig, namespace: str, repetition: int) -> Any:
+    location = config.self.duplicate_store
     try:
         from rabench.engine import dupes
-
-        return dupes.SqliteStore(Path(path)) if path else dupes.MemoryStore()
-    except (ImportError, AttributeError):  # the duplicate network is not built in this checkout
+    except ImportError:  # the duplicate network is not built in this checkout
         return None
+    if location and "://" in location:  # a redis:// URL (checked when the config was read)
+        return _redis_store(location, namespace, repetition)
+    return dupes.SqliteStore(Path(location)) if location else dupes.MemoryStore()
+
+
+def _redis_store(url: str, namespace: str, repetition: int) -> Any:
+    """An emptied Redis namespace for this target's repetition; an unreachable server is a UserError."""
+    import redis
+
+    from rabench.engine.dupes.redis_store import RedisStore
+
+    store = RedisStore(url, namespace, repetition)
+    try:
+        store.ping()
+        store.clear()
+    except redis.RedisError as exc:
+        store.close()
+        raise UserError(f"[self] duplicate_store {url}: cannot reach Redis ({exc})") from None
+    return store
+
+
+def _drop_store(store: Any) -> None:
+    """Close a store; a Redis namespace is deleted first (it lived for one repetition)."""
+    clear = getattr(store, "clear", None)
+    if clear is not None:
+        clear()
+    close = getattr(store, "close", None)
+    if close is not None:
+        close()
 
 
 class SelfTarget:
-    def __init__(self, target_id: str, config: TargetsConfig, *, pool: WorkerPool | None = None):
+    def __init__(self, target_id: str, config: TargetsConfig, *, pool: WorkerPool | None = None,
+                 store_namespace: str | None = None):
         section = config.self
+        # A Redis duplicate store's keys are ``rabench:{<namespace>}:<rep>:``: unique per target
+        # instance unless given, so two runs sharing one Redis never see (or clear) each other.
+        self.store_namespace = store_namespace or uuid.uuid4().hex[:16]
+        self._repetition = 0
         self._config = config
         self._section = section
         self._pool = pool
@@ -91,19 +127,29 @@ class SelfTarget:
                 self._pool = ThreadWorkerPool(workers, self._ocr)
             else:
                 self._pool = ProcessWorkerPool(workers, self._ocr)
-        self._store = _make_store(self._config)
+        self._store = _make_store(self._config, self.store_namespace, self._repetition)
 
     async def reset(self, repetition: int) -> None:
         """A fresh, empty duplicate network for every repetition (spec, "Who and what")."""
-        close = getattr(self._store, "close", None)
-        if close is not None and not self._section.duplicate_store:
-            close()
-        self._store = _make_store(self._config)
+        location = self._section.duplicate_store
+        if location and "://" in location:
+            _drop_store(self._store)
+        else:
+            close = getattr(self._store, "close", None)
+            if close is not None and not location:
+                close()
+        self._repetition = repetition
+        self._store = _make_store(self._config, self.store_namespace, repetition)
 
     async def close(self) -> None:
-        close = getattr(self._store, "close", None)
-        if close is not None:
-            close()
+        location = self._section.duplicate_store
+        if location and "://" in location:
+            _drop_store(self._store)
+            self._store = None
+        else:
+            close = getattr(self._store, "close", None)
+            if close is not None:
+                close()
         if self._pool is not None and self._own_pool:
             self._pool.close()
             self._pool = None
