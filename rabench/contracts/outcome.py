@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from rabench.contracts.ap_verdict import APVerdict
 from rabench.contracts.verdict import Usage, Verdict
 from rabench.contracts.version import CONTRACTS_VERSION
 
@@ -31,6 +32,8 @@ class Outcome(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
     # answered from the response cache (rabench run --cache-responses): no call was made, so the
     # scorer leaves it out of latency and cost rows; attempts 0, latency_s None
     cached: bool = False
+    # On an ``ap`` suite the answer is an APVerdict (docs/methodology-ap.md) and ``verdict`` is None.
+    ap_verdict: APVerdict | None = None
 
 
 class Capabilities(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

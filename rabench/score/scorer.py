@@ -90,11 +90,25 @@ def score_input(inp: ScoreInput, *, with_details: bool = True) -> ScoreResult:
 
 def score_runs(run_dirs: list[str]) -> ScoreResult:
     t0 = time.perf_counter()
+    if run_dirs and _suite_kind(run_dirs[0]) == "ap":  # docs/methodology-ap.md
+        from rabench.score.tasks.ap_score import load_ap_runs, score_ap
+
+        inp, ap_cases = load_ap_runs(run_dirs)
+        load_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        doc = score_ap(inp, ap_cases)
+        return ScoreResult(doc=doc, timings={"load": load_s, "ap": time.perf_counter() - t0})
     inp = load_runs(run_dirs)
     load_s = time.perf_counter() - t0
     result = score_input(inp)
     result.timings = {"load": load_s, **result.timings}
     return result
+
+
+def _suite_kind(run_dir: str) -> str:
+    from rabench.score.load import read_manifest
+
+    return read_manifest(Path(run_dir)).suite_kind
 
 
 def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]:
