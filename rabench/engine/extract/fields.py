@@ -99,7 +99,8 @@ def _row_amount(row: Row, minor: int) -> Amount | None:
 
 
 _SUMMARY_LABEL_KINDS = ("total", "subtotal", "tax", "rounding")
-_ONLY_SYMBOLS = re.compile(r"^[\s:=*.\-]*(?:[A-Z]{2,3}|Rp|[$€£¥])?[\s:=*.\-]*(?:[A-Z]{1,2}\*?)?\s*$")
+# a currency code or sign and a till's tax letter, each a word of its own ("RM 12.50 SR"; not "CASH 50.00")
+_ONLY_SYMBOLS = re.compile(r"^[\s:=*.\-]*(?:(?:[A-Z]{2,3}|Rp|[$€£¥])(?![A-Za-z]))?[\s:=*.\-]*(?:[A-Z]{1,2}\*?)?\s*$")
 
 
 def _amount_only(row: Row, minor: int) -> bool:

@@ -44,7 +44,13 @@ _FORM_ONLY = re.compile(
 )
 # A company registration number printed after the name ("99 SPEED MART S/B (519537-X)",
 # "AEON CO. (M) BHD. (126926-H)", "(LLP0007299-LGN)"): not part of the name.
-_REG_NO = re.compile(r"[(（]\s*[A-Z]{0,4}\d{4,}[\s-]*[A-Z]{0,4}\s*[)）]\.?", re.I)
+# Also with letters OCR read into the digits ("(1393S6X)"), or unbracketed after the legal form
+# ("KING'S CONFECTIONERY S/B 273500-U (GKJ)", "Muster GmbH HRB 12345").
+_REG_NO = re.compile(
+    r"[(（]\s*(?=(?:[A-Z-]*\d){4})[A-Z]{0,4}\d[\dA-Z]{2,10}[\s-]*[A-Z]{0,4}\s*[)）]\.?"
+    r"|(?<=[A-Za-z.)/])\s+(?:hrb?\s*)?\d{4,}[-\s]?[A-Z]?(?:\s*\([A-Z]{2,5}\))?\s*$",
+    re.I,
+)
 # A legal form: the row that carries it is the company's legal name (the one a receipt must print),
 # preferred to a brand or branch line above or below it.
 _LEGAL_FORM = re.compile(
@@ -62,6 +68,7 @@ def tidy_name(text: str) -> str:
     t = _REG_NO.sub(" ", t)
     if " " not in t.strip() and len(re.findall(r"[a-z][A-Z]", t)) >= 2:
         t = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", t)  # "GerbangAlafRestaurantsSdnBhd": words OCR ran together
+    t = re.sub(r"(?<=[A-Z]{2})0(?=[A-Z.]|\b)", "O", t)  # OCR's zero inside a word: "AEONC0." -> "AEONCO."
     t = re.sub(r"SDNBHD\b", "SDN BHD", t)  # "(TAMANDAYA)SDNBHD"
     t = re.sub(r"(?<=[A-Za-z]{3})(?=SDN[.\s]?BHD)", " ", t)  # "HOLDINGSSDN.BHD"
     t = re.sub(r"(?<=[A-Z]{4})(SDN BHD|BHD|PLT)$", r" \1", t)  # "MYHAPPYPHARMACYPLT"
@@ -114,9 +121,11 @@ def merchant_name(rows: list[Row], first_amount_row: int) -> tuple[str | None, i
         text = f"{text} {nxt}"  # "POPULAR BOOK" + "CO. (M) SDN BHD", "FARMASI SENTOSA SDN" + "BHD"
     form = _LEGAL_FORM.search(_REG_NO.sub(" ", text))
     head = text[: form.start()].split() if form else []
-    if form and i > 0 and len(head) == 1 and len(head[0]) <= 8:
+    if form and i > 0 and len(head) == 1 and len(head[0]) <= 12:
         above = rows[i - 1]
         alike = not (above.height and rows[i].height) or abs(above.height - rows[i].height) <= 0.2 * rows[i].height
+        # a longer first word ("WESTERNEASTERN" + "STATIONERY SDN.BHD"): only in the same (upper) case
+        alike = alike and (len(head[0]) <= 8 or (above.text.isupper() and text.isupper()))
         if alike and _is_name_row(above) and not _LEGAL_FORM.search(above.text) and not _FORM_ONLY.match(above.text):
             # a legal name wrapped over two rows: "RESTORAN SELERA" + "TOMYAM SDN BHD"
             text = f"{above.text.strip()} {text}"

@@ -22,7 +22,7 @@ import msgspec
 
 from rabench.engine.extract.amounts import Amount, find_amounts
 from rabench.engine.extract.layout import Row
-from rabench.engine.extract.vocab import INCLUSIVE, TOTAL, fold, row_kind, unglue
+from rabench.engine.extract.vocab import CHANGE, TIP, TOTAL, fold, row_kind, says_inclusive, unglue
 
 SUMMARY_KINDS = {"subtotal", "total", "tax", "count", "rounding"}
 _TABLE_HEAD = re.compile(
@@ -31,6 +31,8 @@ _TABLE_HEAD = re.compile(
     r"|(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer)(?![a-z]).*(?<![a-z])(netto|net|brutto|ht|ttc|amount|amt)(?![a-z])"
 )
 _DATE_OR_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}")
+_TIP_GUIDE_ROW = re.compile(r"(?<![\d.,])\d{1,2}(?:[.,]\d)?\s?%")
+_SUGGESTED = re.compile(r"(?<![a-z])(suggest\w*|guide|vorschlag|suggere\w*|sugerid\w*|suggerit\w*)(?![a-z])")
 _NET_TOTAL = re.compile(r"(?<![a-z])net+\s*total|(?<![a-z])nett(?![a-z])")
 
 
@@ -134,6 +136,25 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         # "Net Total" under the tax, a total or the rounding is what is due (MY/SG tills); above, the net amount
         if k == "subtotal" and due_at is not None and i > due_at and _NET_TOTAL.search(unglue(fold(rows[i].text))):
             kinds[i] = "total"
+    for i, k in enumerate(kinds):
+        # a tip guide ("Suggested gratuity" / "18%  $7.20  Total $47.20"): the total with a tip the customer
+        # may add, not the amount of the receipt
+        if k == "total" and _TIP_GUIDE_ROW.search(rows[i].text) and len(find_amounts(rows[i].text, minor_units=minor)) >= 2 \
+                and any(TIP.search(fold(r.text)) or _SUGGESTED.search(fold(r.text)) for r in rows[max(0, i - 4): i + 1]):
+            kinds[i] = "info"
+    if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
+        for i in range(n - 1):
+            # "TOTAL AMOUNT" over "CASH  RM 50.00", "Total" over "VISA $23.45": a total label printed
+            # without an amount, its amount on the payment line under it
+            label = rows[i].text
+            # (the exact amount: no change given back under it)
+            change = any(amounts[j] is not None and amounts[j].value and CHANGE.search(fold(rows[j].text))  # type: ignore[union-attr]
+                         for j in range(i + 2, min(n, i + 4)))
+            if (amounts[i] is None and not re.search(r"\d", label) and len(label.split()) <= 4
+                    and row_kind(label) == "total" and kinds[i + 1] == "payment" and amounts[i + 1]
+                    and amounts[i + 1].value > 0 and not change):  # type: ignore[union-attr]
+                kinds[i + 1] = "total"
+                break
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     total_at = next((i for i, k in enumerate(kinds) if k == "total" and amounts[i]), n)
     for i, k in enumerate(kinds):
@@ -146,7 +167,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         # "inclusive" ("al ndusive GST: 635.00"); else, above any total, the subtotal with its tax
         # ("Sub w/Tax 39.19"). Under a total, "incl. VAT 5.00" stays a (misread) tax note.
         label = unglue(fold(rows[i].text))
-        if TOTAL.search(label) or (i < total_at and INCLUSIVE.search(label)):
+        if TOTAL.search(label) or (i < total_at and says_inclusive(label)):
             kinds[i] = "total"
         elif i < total_at:
             kinds[i] = "with_tax"
@@ -193,7 +214,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         s = unglue(fold(rows[i].text))
         if re.search(r"(total|summe|gesamt|jumlah)", s):
             tax_total_row = (i, tax)
-        if INCLUSIVE.search(s):
+        if says_inclusive(s):
             inclusive = True
         if rate is not None:
             rates.append(rate)

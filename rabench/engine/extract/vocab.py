@@ -80,6 +80,12 @@ PAYMENT = _kw([
     "kembali", "kembalian", "uang kembali", "entregado", "entrega", "bancomat", "contante",
     "terug", "betaald", "wisselgeld", "kartu", "kartu debit", "kad kredit", "kad debit",
 ])
+# Money given back: a payment row above it shows what was tendered, not what was due.
+CHANGE = _kw([
+    "change", "change due", "ruckgeld", "zuruck", "wechselgeld", "rendu", "monnaie rendue", "a rendre", "cambio",
+    "vuelto", "vuelta", "resto", "troco", "wisselgeld", "terug", "baki", "kembali", "kembalian", "uang kembali",
+    "お釣り", "おつり", "釣銭", "reszta", "vaxel", "vaxelpengar", "byttepenge",
+])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
     "summe", "gesamt", "gesamtbetrag", "gesamtsumme", "zu zahlen", "betrag", "endbetrag",
@@ -88,12 +94,13 @@ TOTAL = _kw([
     "summa", "att betala", "razem", "suma", "celkem", "osszesen", "toplam", "balance", "ttc",
     "jumlah", "jumlah besar", "total payable", "amount payable", "nett total", "net payable", "payable",
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
-    "ttl", "importo", "totaalbedrag", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
+    "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
     r"inc\.|inc|includes|enth\.?|enthaltene?|inclus|inclusive|inklusive|incluye|incluyen|compris|inbegriffen|"
-    r"inclusief|termasuk|内税|税込|ttc)(?![a-z])|inclusive|incl\.?(?=[a-z])|(?<![a-z])[il1]nc[il1](?:usive|\.)|(?<![a-z])[il1]?n[dc][il1]usive"
+    r"inclusief|termasuk|内税|税込|ttc)(?![a-z])|inclusive|incl\.?(?=[a-z])|(?<![a-z])[il1]nc[il1](?:usive|\.)"
+    r"|(?<![a-z])[il1]?n(?:[dc][il1]|d)usive"  # OCR's "lnclusive", "ndusive" ("cl" read as "d")
 )
 ITEM_TAXES = _kw([
     "city tax", "tourist tax", "kurtaxe", "taxe de sejour", "tasa turistica", "citytax", "bettensteuer",
@@ -124,11 +131,22 @@ _GLUE_WORDS = [
     "before", "bill", "euro", "eur", "usd", "ttc", "ht", "pm", "am", "tip",
 ]
 _GLUE = re.compile(r"(" + _alt(_GLUE_WORDS) + r")(?=(?:" + _alt(_GLUE_WORDS) + r")(?![a-z]))")
+# "Total" run into a word OCR misread ("TotalSalecIncucive", "Totalbetrag"): the label still starts with
+# the word total. Not "totale"/"totalt" (Italian, Scandinavian: the word itself) nor "totalisateur".
+_TOTAL_GLUED = re.compile(r"(?<![a-z])total(?=[a-z]{3,})(?!is|iz)")
 
 
 def unglue(s: str) -> str:
     """``"totalsales(excludinggst)"`` -> ``"total sales(excluding gst)"`` (folded text)."""
-    return _GLUE.sub(r"\1 ", s)
+    return _TOTAL_GLUED.sub("total ", _GLUE.sub(r"\1 ", s))
+
+
+def says_inclusive(s: str) -> bool:
+    """The (folded, unglued) label says its amount includes the tax, also as OCR misreads the word
+    ("lnclusive", "ndusive", "Incucive")."""
+    if re.search(r"excluding|exclusive|(?<![a-z])(excl|exkl|ex)(?![a-z])", s):
+        return False  # "excluding" is two letters from "including"
+    return bool(INCLUSIVE.search(s)) or _near_inclusive(s)
 
 
 # "Total" as OCR misreads it on thermal paper ("lotal", "Totai", "Totl"), or glued to the time
@@ -146,8 +164,10 @@ def _near_inclusive(s: str) -> bool:
 
     for tok in re.findall(r"[a-z]{7,}", s):
         for w in _INCLUSIVE_WORDS:
-            # the word alone, or glued at either end of a longer run ("salesinciucive")
-            parts = {tok} if len(tok) <= len(w) + 2 else {tok[: len(w)], tok[-len(w):]}
+            # the word alone, or glued at either end of a longer run ("salesinciucive", "salecincucive":
+            # a letter dropped, so the glued word is one shorter)
+            parts = {tok} if len(tok) <= len(w) + 2 else {tok[:n] for n in (len(w) - 1, len(w), len(w) + 1)} | {
+                tok[-n:] for n in (len(w) - 1, len(w), len(w) + 1)}
             if any(Levenshtein.distance(p, w) <= 2 for p in parts):
                 return True
     return False
@@ -158,6 +178,14 @@ _TAX_MISREAD = re.compile(r"(?<![a-z])(gs[il1]|6st|g5t)(?![a-z])")
 _GLUED_COUNT = re.compile(r"total\s*(qty|quantity|items?|item\(s\)|pcs|pieces)")
 # A total row that is really a statement of savings ("Total Savings", "You saved").
 SAVINGS = re.compile(r"(?<![a-z])(savings?|saved|ersparnis|gespart|economie|ahorro|risparmio|besparing)(?![a-z])")
+# A balance that is not this purchase's amount due: what is left on a gift card, a loyalty account
+# or a tab ("Remaining Balance", "Card Balance", "Points Balance", "Previous Balance", "Restguthaben").
+STORED_BALANCE = re.compile(
+    r"(?<![a-z])(remaining|available|avail|previous|prev|prior|beginning|starting|opening|ending|closing|"
+    r"points?|pts|card|gift|account|acct|stored|prepaid|reward|rewards|loyalty|bonus|wallet|ytd)"
+    r"\s*(balance|bal)(?![a-z])|(?<![a-z])(balance|bal)\s*(remaining|left|forward|b/f|available|on card)(?![a-z])"
+    r"|(?<![a-z])(rest)?guthaben|(?<![a-z])(solde|saldo)\s*(carte|tarjeta|punti|punkte|points)"
+)
 # "Total Sales (Excluding GST)", "Total excl. VAT", "Sub-total (EX)": the net amount before tax.
 EXCLUSIVE = re.compile(
     r"(?<![a-z])(excl|exkl|excluding|exclusive|exclusief|excl\.|ex|before|hors|sin|senza|ohne|netto|net of)(?![a-z])"
@@ -219,15 +247,17 @@ def row_kind(label: str) -> str:
             return "subtotal"
         tax_at = min(m.start() for m in (TAX.search(s), _GLUED_TAX.search(s), _TAX_MISREAD.search(s)) if m)
         total_at = min(m.start() for m in (TOTAL.search(s), _TOTAL_MISREAD.search(s)) if m)
-        if (INCLUSIVE.search(s) or _near_inclusive(s)) and total_at < tax_at and not re.search(
+        if says_inclusive(s) and total_at < tax_at and not re.search(
             r"(?<![a-z])(tax|vat|tva|mwst|iva|gst|btw)\s*(total|summe|payable|amount|amt)", s
         ):
             return "total"  # "Total incl. VAT", not "GST @6% included in total" (the tax)
         return "tax"
     if has_tax:
         return "tax"
-    if has_total and SAVINGS.search(s):
-        return "info"  # "Total Savings -3.29": a statement, already inside the prices
+    if has_total and (SAVINGS.search(s) or STORED_BALANCE.search(s)):
+        # "Total Savings -3.29": a statement, already inside the prices; "Remaining Balance 86.50",
+        # "Points Balance": what is left on a card or account, not what this purchase costs
+        return "info"
     if DISCOUNT.search(s):
         return "discount"
     if TIP.search(s):

@@ -1,0 +1,126 @@
+"""General receipt rules found reading real scans the reader had never seen (issue 14, third round):
+"inclusive" as OCR misreads it, "Total" run into the next word, a total label whose amount is on the
+payment line under it, balances that are not what the purchase costs, tip guides, registration
+numbers and OCR's zero in a merchant's name. Each test builds its own small receipt."""
+
+from __future__ import annotations
+
+import pytest
+
+from rabench.engine.extract import extract_fields, rows_from_text
+from rabench.engine.extract.merchant import tidy_name
+from rabench.engine.extract.vocab import fold, row_kind, says_inclusive, unglue
+
+
+def _read(text: str):
+    return extract_fields(rows_from_text(text))
+
+
+@pytest.mark.parametrize(
+    ("label", "inclusive"),
+    [("al ndusive GST:", True), ("Total lnclusive GST", True), ("Sales Incucive GST", True),
+     ("TotalSalecIncucive GST @6%", True), ("Total excluding GST", False), ("Total excl. VAT", False),
+     ("Subtotal", False)],
+)
+def test_inclusive_as_ocr_misreads_it(label, inclusive):
+    assert says_inclusive(unglue(fold(label))) is inclusive
+
+
+@pytest.mark.parametrize(
+    ("label", "kind"),
+    [("TotalSalecIncucive GST @6%", "total"), ("Totalbetrag", "total"), ("TOTALE", "total"),
+     ("Totalt", "total"), ("TotalQty", "count"), ("Totalrabatt", "discount"), ("TotalMwSt", "tax")],
+)
+def test_total_run_into_the_next_word_is_still_the_total(label, kind):
+    assert row_kind(label) == kind
+
+
+def test_a_tax_inclusive_total_misread_as_ndusive_is_the_total():
+    # the subtotal's 6 read as 0; the row "...inclusive GST" is at least the subtotal: it is the total
+    ex = _read("PHARMACY\nFISH OIL  300.00\nLIPOIC ACID  330.00\nOINTMENT  5.00\nSubTotal:  035.00\n"
+               "Rounding Adj:  0.00\nal ndusive GST:  635.00\nMASTER  635.00")
+    assert ex.fields.total == 635.00
+
+
+def test_a_glued_misread_total_label_with_a_tax_rate_is_the_total():
+    ex = _read("HARDWARE\n2X14.20  28.40\nTotalSalecIncucive GST @6%  28.40\nCASH  50.00\nCHANGE  21.60")
+    assert ex.fields.total == 28.40
+    assert ex.fields.tax_total is None or ex.fields.tax_total < 28.40
+
+
+@pytest.mark.parametrize(
+    ("text", "total"),
+    [
+        ("PETROL STATION\nItem  Qty  Amount\nPPF  P7  1.000  50  50.00\nTOTAL AMOUNT\nCASH  RM 50.00\nThank you", 50.00),
+        ("Diner\nBurger  21.00\nSoda  2.45\nTotal\nVISA  $23.45\nAuth 01234", 23.45),
+        ("Kiosk\nZeitung  2,60\nKaffee  1,90\nSumme\nBar  4,50", 4.50),
+    ],
+)
+def test_a_total_label_with_its_amount_on_the_payment_line_under_it(text, total):
+    ex = _read(text)
+    assert ex.fields.total == total
+    # the payment line is not one more item
+    assert round(sum(i.total for i in ex.line_items), 2) == total
+
+
+def test_cash_tendered_with_change_given_is_not_the_total():
+    # "TOTAL" over "CASH 50.00" then "CHANGE 37.50": the cash is what was handed over, not what was due
+    ex = _read("Shop\nTea  12.50\nTOTAL\nCASH  50.00\nCHANGE  37.50")
+    assert ex.fields.total != 50.00
+    # a payment row is not a lone amount that belongs to the label above it
+    assert _read("Shop\nTea  12.50\nTOTAL\nCASH  12.50").fields.total == 12.50
+
+
+@pytest.mark.parametrize(
+    ("text", "total"),
+    [
+        ("Store\nItem  12.50\nTax  1.00\nTotal  13.50\nVisa  13.50\nRemaining Balance  86.50", 13.50),
+        ("Store\nItem  12.50\nTotal  12.50\nCash  20.00\nChange  7.50\nPoints Balance  1,234.00", 12.50),
+        ("Cafe\nLatte  4.50\nBalance Due  4.50\nGift  4.50\nBalance Remaining  45.50", 4.50),
+        ("Bäckerei\nBrot  2,50\nSumme  2,50\nKarte  2,50\nRestguthaben  47,50", 2.50),
+        ("Utility\nPrevious Balance  120.00\nPayment  -120.00\nCurrent Charges  45.00\nAmount Due  45.00", 45.00),
+    ],
+)
+def test_a_balance_left_on_a_card_or_account_is_not_the_total(text, total):
+    assert _read(text).fields.total == total
+
+
+def test_balance_alone_is_still_the_amount_due():
+    assert _read("TESCO\nMilk  1.20\nBread  0.95\nBALANCE TO PAY  2.15\nVISA  2.15").fields.total == 2.15
+    assert _read("Store\nItem  9.99\nSales Tax  0.80\nBalance  10.79").fields.total == 10.79
+
+
+def test_a_tip_guide_under_the_total_is_not_the_total():
+    ex = _read("Cafe\nFood  40.00\nTotal  40.00\nSuggested Gratuity\n18%  $7.20  Total  $47.20\n"
+               "20%  $8.00  Total  $48.00")
+    assert ex.fields.total == 40.00
+
+
+def test_a_total_with_a_tip_added_is_still_the_total():
+    ex = _read("Diner\nBurger  12.00\nSubtotal  12.00\nTax  1.08\nTotal  13.08\nTip  2.00\nTotal  15.08")
+    assert ex.fields.total == 15.08
+
+
+@pytest.mark.parametrize(
+    ("printed", "name"),
+    [
+        ("KING'S CONFECTIONERY S/B 273500-U (GKJ)", "KING'S CONFECTIONERY S/B"),
+        ("GARDENIABAKERIES(KL)SDNBHD(1393S6X)", "GARDENIABAKERIES (KL) SDN BHD"),
+        ("AEONC0.(M)BHD(126926-H)", "AEONCO. (M) BHD"),
+        ("Muster Markt GmbH HRB 12345", "Muster Markt GmbH"),
+        ("7 ELEVEN", "7 ELEVEN"),
+    ],
+)
+def test_registration_numbers_and_ocr_zeros_leave_the_merchant_name(printed, name):
+    assert tidy_name(printed) == name
+
+
+def test_the_merchant_row_with_a_registration_number_is_the_merchant():
+    ex = _read("KING'S CONFECTIONERY S/B 273500-U (GKJ)\nLOT NO. G23, GIANT KELANA JAYA\n"
+               "PUSAT BANDAR KELANA JAYA, PETALING\nTax Invoice\nCake  5.00\nTotal  5.00")
+    assert ex.fields.merchant == "KING'S CONFECTIONERY S/B"
+
+
+def test_a_legal_name_wrapped_over_two_rows_is_joined():
+    ex = _read("WESTERNEASTERN\nSTATIONERY SDN.BHD\nNo. 42 Jalan Sultan\nPen  2.00\nTotal  2.00")
+    assert ex.fields.merchant == "WESTERNEASTERN STATIONERY SDN. BHD"
