@@ -124,3 +124,51 @@ def test_the_merchant_row_with_a_registration_number_is_the_merchant():
 def test_a_legal_name_wrapped_over_two_rows_is_joined():
     ex = _read("WESTERNEASTERN\nSTATIONERY SDN.BHD\nNo. 42 Jalan Sultan\nPen  2.00\nTotal  2.00")
     assert ex.fields.merchant == "WESTERNEASTERN STATIONERY SDN. BHD"
+
+
+@pytest.mark.parametrize(
+    ("text", "total"),
+    [
+        ("REWE\nMilch  1,19\nBrot  2,49\nSUMNE  3,68\nBar  5,00\nRückgeld  1,32", 3.68),
+        ("Gasthaus\nSchnitzel  14,90\nBier  4,20\nGesarnt  19,10", 19.10),
+        ("Kedai\nNasi  5.00\nTeh  1.50\nJum1ah  6.50\nTunai  10.00", 6.50),
+        ("Store\nSoap  2.00\nMilk  3.00\n8alance  5.00\nVisa  5.00", 5.00),
+    ],
+)
+def test_a_total_label_ocr_misread_is_the_total_when_no_other_total_is_read(text, total):
+    ex = _read(text)
+    assert ex.fields.total == total
+    assert round(sum(i.total for i in ex.line_items), 2) == total  # not one more item
+    assert any("approximately" in d for d in ex.doubts)  # no proof on a guessed label
+
+
+def test_an_item_like_a_total_word_is_not_the_total():
+    # "Summer" is a letter more than "Summe", "Hotel" two letters off "Total": items, not totals;
+    # and a printed total always wins over a near one
+    ex = _read("Cafe\nSummer Salad  8.50\nHotel Soup  3.00\nCash  20.00")
+    assert ex.fields.total is None
+    ex = _read("Cafe\nSumne Special  8.50\nSoup  3.00\nTotal  11.50")
+    assert ex.fields.total == 11.50
+
+
+@pytest.mark.parametrize(
+    ("text", "total"),
+    [
+        ("Snack bar\nSandwich  8.50\nSoup  3.00\nVISA  11.50", 11.50),
+        ("Kiosk\nZeitung  2,60\nKaffee  1,90\nBar  10,00\nRückgeld  5,50", 4.50),
+        ("Kedai\nNasi lemak  5.00\nTeh tarik  1.50\nTunai  10.00\nBaki  3.50", 6.50),
+    ],
+)
+def test_without_any_total_row_what_was_paid_is_the_total_when_the_items_come_to_it(text, total):
+    ex = _read(text)
+    assert ex.fields.total == total
+    assert round(sum(i.total for i in ex.line_items), 2) == total  # the payment is not an item
+    assert "no row labelled as the total was read" in ex.doubts
+
+
+def test_a_payment_that_is_not_what_the_items_come_to_is_not_the_total():
+    ex = _read("Snack bar\nSandwich  8.50\nSoup  3.00\nVISA  20.00")
+    assert ex.fields.total is None
+    # with a totals block, an item named like a payment stays an item
+    ex = _read("Shop\nProtein Bar  2.49\nWater  1.00\nTotal  3.49")
+    assert [i.total for i in ex.line_items] == [2.49, 1.00] and ex.fields.total == 3.49

@@ -25,7 +25,7 @@ from rabench.engine.extract.items import read_items
 from rabench.engine.extract.layout import Box, Row
 from rabench.engine.extract.merchant import merchant_name
 from rabench.engine.extract.summary import read_summary
-from rabench.engine.extract.vocab import detect_language, fold, row_kind
+from rabench.engine.extract.vocab import CHANGE, detect_language, fold, row_kind
 
 
 class Extraction(msgspec.Struct, frozen=True):
@@ -177,6 +177,22 @@ def _amount_segment(row: Row, amount: Amount) -> tuple[Box | None, float]:
     return row.box, min((s.confidence for s in row.segments), default=1.0)
 
 
+def _paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str], start: int) -> tuple[float, int] | None:
+    """(amount paid, its row): the first payment row from ``start`` less the change given back under it."""
+    for i in range(start, len(rows)):
+        a = amounts[i]
+        if a is None or kinds[i] != "payment" or a.value <= 0 or CHANGE.search(fold(rows[i].text)):
+            continue
+        change = 0.0
+        for j in range(i + 1, min(len(rows), i + 4)):
+            c = amounts[j]
+            if c is not None and kinds[j] == "payment" and CHANGE.search(fold(rows[j].text)):
+                change = abs(c.value)
+                break
+        return round(a.value - change, 6), i
+    return None
+
+
 def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
     best: tuple[int, str, int] | None = None
     for i, row in enumerate(rows):
@@ -298,7 +314,13 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
         mark("receipt_number", number_row)
 
     skip = {d.row for d in dates} | {x for x in (merchant_row, number_row) if x is not None}
-    reading = read_items(rows, amounts, kinds, start=0, end=summary.first_summary, skip=skip, minor=minor, ocr=ocr)
+    # the items end at the totals block, or at the first payment under them when no totals row was read
+    # ("VISA 11.50" is what was paid, not one more item)
+    first_item = next((i for i, a in enumerate(amounts) if a is not None and kinds[i] == "other"), len(rows))
+    items_end = summary.first_summary
+    if summary.first_summary == len(rows):  # (an item may be called "Protein Bar": only without a totals block)
+        items_end = next((i for i in range(first_item + 1, len(rows)) if kinds[i] == "payment"), len(rows))
+    reading = read_items(rows, amounts, kinds, start=0, end=items_end, skip=skip, minor=minor, ocr=ocr)
     for i in reading.rows:
         mark("line_items", i, amounts[i])
     for i in reading.qty_rows:
@@ -323,6 +345,16 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
                 mark("total", i, a)
                 doubts.append("no row labelled as the total was read")
                 break
+    if total is None and reading.items:
+        # no total read at all: what was paid (tendered less the change), when it is what the items (and
+        # the tax) come to
+        base = round(sum(it.total for it in reading.items), 6)
+        want = {base, round(base + sum(summary.taxes), 6)} if not summary.inclusive else {base}
+        paid = _paid(rows, amounts, kinds, items_end)
+        if paid is not None and any(abs(paid[0] - w) <= 0.005 for w in want if w > 0):
+            total = paid[0]
+            mark("total", paid[1], amounts[paid[1]])
+            doubts.append("no row labelled as the total was read")
     if summary.total_from_arithmetic:
         doubts.append("no row labelled as the total was read")
 

@@ -22,7 +22,7 @@ import msgspec
 
 from rabench.engine.extract.amounts import Amount, find_amounts
 from rabench.engine.extract.layout import Row
-from rabench.engine.extract.vocab import CHANGE, TIP, TOTAL, fold, row_kind, says_inclusive, unglue
+from rabench.engine.extract.vocab import CHANGE, TIP, TOTAL, fold, near_total, row_kind, says_inclusive, unglue
 
 SUMMARY_KINDS = {"subtotal", "total", "tax", "count", "rounding"}
 _TABLE_HEAD = re.compile(
@@ -155,6 +155,17 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
                     and amounts[i + 1].value > 0 and not change):  # type: ignore[union-attr]
                 kinds[i + 1] = "total"
                 break
+    misread_total: int | None = None
+    if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
+        # still no total: a label OCR misread ("SUMNE 13,30", "T0TAL 12.50", "Gesarnt"), under an amount
+        first_amount = next((i for i, a in enumerate(amounts) if a is not None), n)
+        for i in range(first_amount + 1, n):
+            a = amounts[i]
+            if a is not None and a.value > 0 and kinds[i] == "other" and len(rows[i].text[: a.start].split()) <= 4 \
+                    and near_total(rows[i].text[: a.start]):
+                kinds[i] = "total"
+                misread_total = i
+                break
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     total_at = next((i for i, k in enumerate(kinds) if k == "total" and amounts[i]), n)
     for i, k in enumerate(kinds):
@@ -278,6 +289,8 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     for i, k in enumerate(kinds):
         if k == "with_tax" and subtotal is not None and abs(value(i) - subtotal - sum(taxes)) > 0.011:
             doubts.append(f"\"{rows[i].text.strip()}\" is not the subtotal plus the tax read")
+    if misread_total is not None and total_row == misread_total:
+        doubts.append(f"the total's label was read only approximately: \"{rows[misread_total].text.strip()}\"")
     others = [(i, value(i)) for i in total_rows if i != total_row]
     return SummaryReading(
         total=total,

@@ -225,6 +225,36 @@ def detect_language(text: str) -> str | None:
     return lang
 
 
+# The words a total row starts with, for reading a label OCR misread ("SUMNE", "Gesarnt", "T0TAL",
+# "8alance", "Jum1ah"); used only when no row reads as a total.
+_NEAR_TOTAL_WORDS = (
+    "total", "summe", "gesamt", "gesamtbetrag", "betrag", "endbetrag", "balance", "montant", "totale", "totaal",
+    "importe", "jumlah", "amount", "payable", "razem", "summa", "totalt",
+)
+_LOOKALIKES = (("rn", "m"), ("nn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("|", "l"), ("5", "s"), ("8", "b"),
+               ("4", "a"), ("$", "s"))
+
+
+def near_total(label: str) -> bool:
+    """A label that is a total word as OCR misreads it: look-alike characters ("T0TAL", "SUMNE" is one
+    letter off, "Gesarnt" has "rn" for "m"), or one letter off a word of six letters or more."""
+    from rapidfuzz.distance import Levenshtein
+
+    for tok in re.findall(r"[a-z0-9|$]{4,}", fold(label)):
+        if not re.search(r"[a-z].*[a-z].*[a-z]", tok):
+            continue  # a number, not a misread word
+        read = tok
+        for a, b in _LOOKALIKES:
+            read = read.replace(a, b)
+        for w in _NEAR_TOTAL_WORDS:
+            # one letter off: replaced in a word of five letters ("SUMNE"; not "Summer"), or also dropped or
+            # doubled in a longer one ("Gesamnt")
+            near = len(read) == len(w) if len(w) < 6 else len(read) >= 5
+            if read == w or (len(w) >= 5 and near and Levenshtein.distance(read, w) <= 1):
+                return True
+    return False
+
+
 def row_kind(label: str) -> str:
     """What a row's label says its amount is: subtotal | tax | tip | discount | rounding | deposit |
     payment | count (a number of items) | total | info (not money) | other (an item)."""
