@@ -17,6 +17,8 @@ from typing import Any
 from msgspec import UNSET
 
 from rabench.contracts import ReceiptLabel
+from rabench.contracts.ap import APLabel
+from rabench.fakeprovider.ap_answers import ap_answer_object, ap_wrong_object
 
 CANNED: dict[str, Any] = {
     "merchant": "Fake Provider Cafe",
@@ -82,9 +84,12 @@ def render(obj: dict[str, Any], rng: random.Random) -> str:
     return "Here is what I read from the receipt:\n" + body + "\nLet me know if you need more."
 
 
-def answer_text(behaviour: str, label: ReceiptLabel | None, rng: random.Random) -> str:
-    if behaviour == "wrong":
-        return render(wrong_object(label), rng)
+def answer_text(behaviour: str, label: ReceiptLabel | APLabel | None, rng: random.Random) -> str:
+    """The answer for a receipt label, an AP case's label (the AP prompt's shape), or none."""
     if behaviour == "unreadable":
         return "The image is too blurry for me to read the amounts reliably, sorry."
+    if isinstance(label, APLabel):
+        return render(ap_wrong_object(label) if behaviour == "wrong" else ap_answer_object(label), rng)
+    if behaviour == "wrong":
+        return render(wrong_object(label), rng)
     return render(answer_object(label), rng)

@@ -25,6 +25,7 @@ import msgspec
 from aiohttp import web
 
 from rabench.contracts import ReceiptLabel
+from rabench.contracts.ap import APLabel
 from rabench.fakeprovider.answers import answer_text
 from rabench.fakeprovider.batch import BatchRoutes
 from rabench.fakeprovider.formats import AnthropicFormat, GeminiFormat, OpenAIFormat, image_sha256
@@ -45,15 +46,20 @@ class RecordedRequest(msgspec.Struct, frozen=True):
     peer: str = ""  # client address:port (the same port = a reused connection)
 
 
-def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel]:
-    """sha256 of each case's original file, and of its prepared image, -> label."""
+def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel | APLabel]:
+    """sha256 of each case's original file, and of its prepared image, -> label. For an ap
+    suite, the first invoice image of each bundle (the image an AP request carries)."""
     from rabench.cases.manifest import open_suite
 
     try:
         from rabench.prepare import PreparationError, prepare_bytes
     except ImportError:  # pragma: no cover - prepare is part of the package
         prepare_bytes = None  # type: ignore[assignment]
-    labels: dict[str, ReceiptLabel] = {}
+    labels: dict[str, ReceiptLabel | APLabel] = {}
+    if _is_ap(suite):
+        from rabench.fakeprovider.ap_labels import ap_suite_labels
+
+        return dict(ap_suite_labels(suite))
     for loaded in open_suite(suite):
         data = loaded.read_bytes()
         labels[hashlib.sha256(data).hexdigest()] = loaded.case.label
@@ -66,13 +72,20 @@ def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel]:
     return labels
 
 
+def _is_ap(suite: Path) -> bool:
+    from rabench.cases.manifest import MANIFEST, read_header
+
+    manifest = suite / MANIFEST
+    return manifest.is_file() and read_header(manifest).suite == "ap"
+
+
 def _peer(request: web.Request) -> str:
     info = request.transport.get_extra_info("peername") if request.transport else None
     return f"{info[0]}:{info[1]}" if info else ""
 
 
 class FakeApp:
-    def __init__(self, profile: Profile, labels: dict[str, ReceiptLabel] | None = None):
+    def __init__(self, profile: Profile, labels: dict[str, ReceiptLabel | APLabel] | None = None):
         self.profile = profile
         self.labels = labels or {}
         self.requests: list[RecordedRequest] = []
@@ -181,7 +194,7 @@ class FakeApp:
 class FakeProvider:
     """Run the fake in-process: ``async with FakeProvider(profile) as fake: fake.url``."""
 
-    def __init__(self, profile: Profile, *, labels: dict[str, ReceiptLabel] | None = None,
+    def __init__(self, profile: Profile, *, labels: dict[str, ReceiptLabel | APLabel] | None = None,
                  host: str = "127.0.0.1", port: int = 0):
         self.app = FakeApp(profile, labels)
         self.host, self.port = host, port

@@ -3,7 +3,7 @@
 Why here and nowhere else: this is the single place that maps what a target
 did to an Outcome status (DESIGN.md, "One retry layer"):
 
-* a Verdict                          -> ``ok``
+* a Verdict (an APVerdict on an ap suite) -> ``ok``
 * ``TargetFailure``                  -> its status (error | refusal | invalid_output), never retried
 * no answer within ``timeout_s``     -> ``timeout`` (the attempt is cancelled), never retried
 * ``TransportFailure``               -> retried (``rabench.run.retry``); after the last retry ``error``
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rabench.contracts import Usage, Verdict
+from rabench.contracts.ap_verdict import APVerdict
 from rabench.run.limits import ProviderGate
 from rabench.run.retry import RetryPolicy, retry_transport
 from rabench.targets.base import CheckRequest, Target, TargetFailure, TransportFailure
@@ -39,6 +40,7 @@ class CallResult:
     latency_s: float | None
     verdict: Verdict | None = None
     error: str | None = None
+    ap_verdict: APVerdict | None = None  # what a target answers on an ap suite
     usage: Usage | None = None
     wait_s: float = 0.0  # time spent waiting for the provider gate (a slot, a rate token), all attempts
 
@@ -137,6 +139,9 @@ async def call_target(
         )
     except Exception as exc:  # a crash of one call never stops the run
         return CallResult("error", call.attempts, call.latency_s, error=one_line(exc), wait_s=call.wait_s)
+    if isinstance(verdict, APVerdict):  # an ap suite's answer (rabench.run.ap_run)
+        return CallResult("ok", call.attempts, call.latency_s, ap_verdict=verdict, usage=verdict.usage,
+                          wait_s=call.wait_s)
     if not isinstance(verdict, Verdict):
         return CallResult(
             "invalid_output", call.attempts, call.latency_s, wait_s=call.wait_s,

@@ -228,8 +228,37 @@ def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) ->
         raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
     suite_dir, targets = _suite_and_targets(options, old, targets)
     repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
+    if _suite_kind(suite_dir) == "ap":  # bundles and APVerdicts (rabench.run.ap_run)
+        return _run_ap(options, out, suite_dir, targets, repetitions, old)
     plan = plan_suite(suite_dir)
     return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
+
+
+def _suite_kind(suite_dir: str) -> str:
+    from rabench.cases.manifest import MANIFEST, read_header
+
+    path = Path(suite_dir)
+    manifest = path if path.name == MANIFEST else path / MANIFEST
+    return read_header(manifest).suite if manifest.is_file() else "receipt"
+
+
+def _run_ap(options: RunOptions, out: Path, suite_dir: str, targets: list[Target], repetitions: int,
+            old: RunManifest | None) -> RunSummary:
+    from rabench.run.ap_run import run_ap
+
+    t0 = time.monotonic()
+    providers = {t.info.id: provider_for(t) for t in targets}
+    manifest, statuses, before = anyio.run(run_ap, options, out, suite_dir, targets, repetitions, old, providers)
+    n_cases = sum(1 for _ in _ap_ids(suite_dir))
+    return RunSummary(run_dir=out, statuses={k: dict(v) for k, v in statuses.items()},
+                      units_total=n_cases * repetitions * len(targets), units_before=before,
+                      elapsed_s=time.monotonic() - t0, prepared=0, max_in_flight={})
+
+
+def _ap_ids(suite_dir: str) -> list[str]:
+    from rabench.cases.ap.manifest import open_ap_suite
+
+    return [lc.case.id for lc in open_ap_suite(suite_dir).cases()]
 
 
 async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: list[Target], repetitions: int,

@@ -8,12 +8,13 @@ other statuses, unreadable body, different model, refusal, no text, the answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 
 import msgspec
 
 from rabench.contracts import Verdict
+from rabench.contracts.ap_verdict import APVerdict
 from rabench.targets.diy.answer import AnswerError, parse_answer
 from rabench.targets.diy.errors import Decision, classify_status, model_matches, scrub, truncate
 from rabench.targets.diy.reply import Reply, ReplyShapeError, error_message
@@ -24,7 +25,7 @@ RAW_KEEP = 2000  # characters of an unreadable body/answer kept in the outcome
 class Classified(msgspec.Struct, frozen=True):
     decision: Decision
     reply: Reply | None = None
-    verdict: Verdict | None = None
+    verdict: Verdict | APVerdict | None = None  # an APVerdict when asked the AP prompt
 
 
 def classify(
@@ -37,6 +38,7 @@ def classify(
     check_model: bool = True,
     strip_prefix: bool = False,
     secrets: Iterable[str] = (),
+    parse: Callable[[str], Verdict | APVerdict] = parse_answer,
 ) -> Classified:
     secrets = tuple(secrets)
 
@@ -72,7 +74,7 @@ def classify(
             reply,
         )
     try:
-        verdict = parse_answer(reply.text)
+        verdict = parse(reply.text)
     except AnswerError as exc:
         return Classified(
             Decision("invalid_output", clean(f"unreadable answer ({exc}): {reply.text}"), status),

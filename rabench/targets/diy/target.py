@@ -19,6 +19,7 @@ import anyio
 import msgspec
 
 from rabench.contracts import Capabilities, TargetInfo, Usage, Verdict
+from rabench.targets.ap_request import APRequest
 from rabench.targets.base import CheckRequest, TransportFailure
 from rabench.targets.diy.classify import classify
 from rabench.targets.diy.config import ProviderSettings, public_url
@@ -115,7 +116,13 @@ class DiyTarget:
         image_b64 = _B64_CACHE.get(request.prepared)
         if image_b64 is None:
             image_b64 = await _B64_CACHE.load(request.prepared)
-        req = self._wire.build(self.settings, self._key, self.model, self._prompt,
+        prompt, parse = self._prompt, None
+        if isinstance(request, APRequest):  # an ap suite: the AP prompt with the bundle inlined
+            from rabench.targets.diy.ap import ap_prompt
+            from rabench.targets.diy.ap_answer import parse_ap_answer
+
+            prompt, parse = await anyio.to_thread.run_sync(ap_prompt, request), parse_ap_answer
+        req = self._wire.build(self.settings, self._key, self.model, prompt,
                                image_b64, request.prepared_media_type)
         body = _encode(req.body)
         secrets = (self._key,) if self._key else ()
@@ -130,14 +137,16 @@ class DiyTarget:
             ) from None
         result = classify(status, headers, raw, wire=self._wire, pinned=self.model,
                           check_model=self.settings.check_model,
-                          strip_prefix=self.settings.strip_prefix, secrets=secrets)
+                          strip_prefix=self.settings.strip_prefix, secrets=secrets,
+                          **({"parse": parse} if parse is not None else {}))
         usage = None
         if result.reply is not None:
             usage = _without_key(self.usage(result.reply.input_tokens, result.reply.output_tokens,
                                              result.reply.model), self._key)
         raise_for(result.decision, usage)
         assert result.verdict is not None
-        return _without_key(msgspec.structs.replace(result.verdict, usage=usage), self._key)
+        # an APVerdict on an ap suite; the runner's call path accepts either
+        return _without_key(msgspec.structs.replace(result.verdict, usage=usage), self._key)  # type: ignore[no-any-return]
 
 
 def _without_key(value: Any, key: str | None) -> Any:
