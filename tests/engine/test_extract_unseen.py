@@ -172,3 +172,19 @@ def test_a_payment_that_is_not_what_the_items_come_to_is_not_the_total():
     # with a totals block, an item named like a payment stays an item
     ex = _read("Shop\nProtein Bar  2.49\nWater  1.00\nTotal  3.49")
     assert [i.total for i in ex.line_items] == [2.49, 1.00] and ex.fields.total == 3.49
+
+
+@pytest.mark.parametrize(
+    ("text", "total"),
+    [
+        ("Shop\nShirt  50.00\nGross Total  50.00\nMember Discount  -5.00\nNet Total  45.00", 45.00),
+        ("Kedai\nItem  50.00\nTotal Sales  50.00\nDiscount  5.00\nTotal  45.00\nCash  50.00\nChange  5.00", 45.00),
+        ("Magasin\nPull  50,00\nTotal  50,00\nRemise  -5,00\nNet à payer  45,00", 45.00),
+        ("Shop\nShirt  50.00\nTotal  50.00\nVoucher  -20.00\nAmount Due  30.00\nVisa  30.00", 30.00),
+        ("Restaurant\nDinner  100.00\nTotal  100.00\nDeposit paid  -50.00\nBalance Due  50.00", 50.00),
+        # a tip added under the total still makes the larger total under it
+        ("Bistro\nPasta  18.00\nDiscount  -2.00\nTotal  16.00\nTip  3.00\nTotal  19.00", 19.00),
+    ],
+)
+def test_a_discount_between_two_totals_makes_the_lower_one_due(text, total):
+    assert _read(text).fields.total == total

@@ -197,7 +197,14 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     rounding_rows = [i for i, k in enumerate(kinds) if k == "rounding" and amounts[i] and i not in in_table]
     total = total_row = None
     if total_rows:
-        largest = max(total_rows, key=lambda j: (value(j), -j))
+        pool = total_rows
+        # a discount, voucher or deposit paid between total rows ("Total 50.00" / "Remise -5,00" / "Net à
+        # payer 45,00", "Gross Total" / "Member Discount" / "Net Total"): the totals under it are what is due
+        cut = max((i for i, k in enumerate(kinds) if k in ("discount", "deposit") and amounts[i]
+                   and i not in in_table and i > total_rows[0]), default=None)
+        if cut is not None and any(i > cut for i in total_rows):
+            pool = [i for i in total_rows if i > cut]
+        largest = max(pool, key=lambda j: (value(j), -j))
         # the amount due is the first total under "Rounding Adj" ("Total Rounded"), when it is
         # the rounded form of the totals above; otherwise the largest total
         after_rounding = [i for i in total_rows if rounding_rows and i > rounding_rows[0]
