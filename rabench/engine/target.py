@@ -26,6 +26,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from rabench.contracts import Capabilities, TargetInfo, TargetsConfig, Usage, Verdict
 from rabench.contracts.prices import self_cost_per_check
 from rabench.engine import risk as risk_mod
@@ -33,6 +35,7 @@ from rabench.engine.ocr import OcrSettings, ProcessWorkerPool, ThreadWorkerPool,
 from rabench.engine.pipeline import Analysis, AnalyserCrash, AnalysisSettings, UnreadableFile, analyse
 from rabench.engine.signals import Signal
 from rabench.errors import UserError
+from rabench.targets.ap_request import APRequest
 from rabench.targets.base import CheckRequest, TargetFailure
 
 KIND_ORDER = {"proof": 0, "check": 1, "file_fact": 2, "plausibility": 3, "opinion": 4}
@@ -123,7 +126,12 @@ class SelfTarget:
     async def open(self) -> None:
         if self._pool is None:
             workers = self._section.workers
-            if self._section.pool == "thread":
+            executor = self._config.executor
+            if executor.kind == "ray" and executor.address:  # the analysis on Ray actors (rabench/run/executor.py)
+                from rabench.cluster.ray_pool import RayWorkerPool
+
+                self._pool = RayWorkerPool(executor.address, self._ocr)
+            elif self._section.pool == "thread":
                 self._pool = ThreadWorkerPool(workers, self._ocr)
             else:
                 self._pool = ProcessWorkerPool(workers, self._ocr)
@@ -158,6 +166,8 @@ class SelfTarget:
         if self._pool is None:
             await self.open()
         assert self._pool is not None
+        if isinstance(request, APRequest):  # an ap suite: the AP engine over the bundle
+            return await self._check_ap(request)  # type: ignore[return-value]
         prepared = str(request.prepared) if request.prepared and Path(request.prepared).is_file() else None
         try:
             analysis: Analysis = await self._pool.submit(
@@ -173,6 +183,16 @@ class SelfTarget:
                 "error", f"{Path(request.original).name}: engine error: {type(exc).__name__}: {exc}"
             ) from None
         return self.verdict(analysis, request.case_id)
+
+    async def _check_ap(self, request: APRequest) -> Any:
+        from rabench.engine.ap.engine import analyse_bundle, pool_reader
+
+        assert self._pool is not None
+        try:
+            verdict = await analyse_bundle(request, pool_reader(self._pool))
+        except Exception as exc:  # an engine bug on one bundle must not end the run
+            raise TargetFailure("error", f"{request.case_id}: AP engine error: {type(exc).__name__}: {exc}") from None
+        return msgspec.structs.replace(verdict, usage=Usage(model=None, cost_usd=self._cost, model_cost_usd=0.0)) if self._cost is not None else verdict
 
     def verdict(self, analysis: Analysis, ref: str) -> Verdict:
         """Turn one file's analysis into a Verdict (duplicate lookup + risk + reasons)."""

@@ -14,7 +14,7 @@ from rabench.contracts.ap_verdict import APField, APVerdict
 from rabench.score.scorer import score_runs
 from rabench.score.tasks import ap_decision
 from rabench.score.tasks.ap_facts import iou
-from tests.score.ap_suite import always_pay, perfect, write_run, write_suite
+from ap_suite import always_pay, perfect, write_run, write_suite
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "methodology-ap.md"
 

@@ -49,7 +49,7 @@ def _pdf(vendor: str, number: str, date: str, po: str, account: str, total: floa
     put(150, 30, number, "invoice_number", 50)
     put(120, 37, "Date")
     put(150, 37, date, "invoice_date", 50)
-    put(120, 44, "PO")
+    put(120, 44, "PO number")
     put(150, 44, po, "po_number", 50)
     y = 70.0
     for desc, qty, price in lines:
@@ -118,7 +118,8 @@ def scenario_files(kind: str, i: int, rng: random.Random) -> tuple[dict[str, byt
         label.update(family="inbox_bec", outcome="impersonation", decision="ESCALATE_FRAUD",
                      acceptable=["ESCALATE_FRAUD"], safe_to_pay=False,
                      reason_codes=["bank_account_changed", "bank_change_unverified", "sender_domain_mismatch",
-                                   "lookalike_domain", "urgency_pressure", "callback_discouraged"])
+                                   "lookalike_domain", "display_name_spoof", "urgency_pressure",
+                                   "callback_discouraged"])
     elif kind == "campaign_fraud":
         account = other_iban
         second, _ = _pdf(f"Sudwind Handel {i} AG", f"SW-{i:05d}", "2026-03-02", f"PO-{8000 + i}", other_iban,
@@ -138,6 +139,9 @@ def scenario_files(kind: str, i: int, rng: random.Random) -> tuple[dict[str, byt
     files["ledger.csv"] = "\n".join(",".join(r) for r in ledger).encode() + b"\n"
     files["po.json"] = json.dumps({"po_number": po, "vendor_id": f"V{i:03d}", "currency": "EUR",
                                    "lines": po_lines}).encode()
+    if kind != "missing_receipt":
+        files["goods_receipt.json"] = json.dumps({"grn_number": f"GRN-{i:05d}", "po_number": po, "lines": [
+            {"description": d, "quantity_received": q} for d, q, _ in lines]}).encode()
     files["policy.txt"] = b"Invoices above EUR 10,000 need a second approval. Bank changes need a callback.\n"
     values = {"vendor_name": vendor, "invoice_number": number, "invoice_date": "2026-03-02", "po_number": po,
               "total": total, "bank_account": account, "currency": "EUR"}
@@ -148,7 +152,7 @@ def scenario_files(kind: str, i: int, rng: random.Random) -> tuple[dict[str, byt
 
 ROLE = {"invoice.pdf": "invoice", "invoice-2.pdf": "invoice", "vendor_master.json": "vendor_master",
         "ledger.csv": "ledger", "po.json": "purchase_order", "policy.txt": "policy", "thread.eml": "email",
-        "approval.json": "approval"}
+        "approval.json": "approval", "goods_receipt.json": "goods_receipt"}
 
 
 def write_bundle_suite(root: Path, n: int = 14, seed: int = 3) -> list[APCase]:

@@ -1,0 +1,1 @@
+"""The ``self`` target on AP bundles: reading (receipt engine extraction), documents, controls."""
