@@ -188,3 +188,9 @@ def test_a_payment_that_is_not_what_the_items_come_to_is_not_the_total():
 )
 def test_a_discount_between_two_totals_makes_the_lower_one_due(text, total):
     assert _read(text).fields.total == total
+
+
+def test_a_city_with_its_postcode_after_it_is_not_a_merchant():
+    # a bare number is a registration number only after a legal form
+    ex = _read("Berlin 10115\nBÄCKEREI SCHMIDT\nBrot  2,50\nSumme  2,50")
+    assert ex.fields.merchant == "BÄCKEREI SCHMIDT"

@@ -46,11 +46,8 @@ _FORM_ONLY = re.compile(
 # "AEON CO. (M) BHD. (126926-H)", "(LLP0007299-LGN)"): not part of the name.
 # Also with letters OCR read into the digits ("(1393S6X)"), or unbracketed after the legal form
 # ("KING'S CONFECTIONERY S/B 273500-U (GKJ)", "Muster GmbH HRB 12345").
-_REG_NO = re.compile(
-    r"[(（]\s*(?=(?:[A-Z-]*\d){4})[A-Z]{0,4}\d[\dA-Z]{2,10}[\s-]*[A-Z]{0,4}\s*[)）]\.?"
-    r"|(?<=[A-Za-z.)/])\s+(?:hrb?\s*)?\d{4,}[-\s]?[A-Z]?(?:\s*\([A-Z]{2,5}\))?\s*$",
-    re.I,
-)
+_BRACKETED_REG = re.compile(r"[(（]\s*(?=(?:[A-Z-]*\d){4})[A-Z]{0,4}\d[\dA-Z]{2,10}[\s-]*[A-Z]{0,4}\s*[)）]\.?", re.I)
+_TAIL_REG = re.compile(r"(?<=[A-Za-z.)/])\s+(?:hrb?\s*)?\d{4,}[-\s]?[A-Z]?(?:\s*\([A-Z]{2,5}\))?\s*$", re.I)
 # A legal form: the row that carries it is the company's legal name (the one a receipt must print),
 # preferred to a brand or branch line above or below it.
 _LEGAL_FORM = re.compile(
@@ -61,11 +58,21 @@ _LEGAL_FORM = re.compile(
 _DANGLING = re.compile(r"(?<![a-z])(sdn|pte|pty|co|&|and|gmbh\s*&\s*co)\.?\s*$", re.I)
 
 
+def _drop_reg(text: str) -> str:
+    """The name without its registration number (a bare number only right after a legal form:
+    "Berlin 10115" keeps its postcode and stays an address line)."""
+    text = _BRACKETED_REG.sub(" ", text)
+    m = _TAIL_REG.search(text)
+    if m and _LEGAL_FORM.search(text[: m.start()]):
+        text = text[: m.start()]
+    return text
+
+
 def tidy_name(text: str) -> str:
     """Put back the spaces OCR drops: after "MR." before a word, between "D.I.Y." and "SDN",
     around brackets ("Centre(M)Sdn" -> "Centre (M) Sdn"); full-width brackets to ASCII."""
     t = text.replace("（", "(").replace("）", ")")
-    t = _REG_NO.sub(" ", t)
+    t = _drop_reg(t)
     if " " not in t.strip() and len(re.findall(r"[a-z][A-Z]", t)) >= 2:
         t = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", t)  # "GerbangAlafRestaurantsSdnBhd": words OCR ran together
     t = re.sub(r"(?<=[A-Z]{2})0(?=[A-Z.]|\b)", "O", t)  # OCR's zero inside a word: "AEONC0." -> "AEONCO."
@@ -82,7 +89,7 @@ def tidy_name(text: str) -> str:
 
 
 def _is_name_row(row: Row) -> bool:
-    text = _REG_NO.sub(" ", row.text).strip()
+    text = _drop_reg(row.text).strip()
     letters = sum(ch.isalpha() for ch in text)
     digits = sum(ch.isdigit() for ch in text)
     s = fold(text)
@@ -109,7 +116,7 @@ def merchant_name(rows: list[Row], first_amount_row: int) -> tuple[str | None, i
         if not _is_name_row(row) or _FORM_ONLY.match(row.text):
             continue
         score = (row.height or 10.0) * (1.0 - 0.15 * len(candidates))
-        if _LEGAL_FORM.search(_REG_NO.sub(" ", row.text)):
+        if _LEGAL_FORM.search(_drop_reg(row.text)):
             score *= 2.0  # the legal name, not the brand or branch printed with it
         candidates.append((score, i))
     if not candidates:
@@ -119,7 +126,7 @@ def merchant_name(rows: list[Row], first_amount_row: int) -> tuple[str | None, i
     nxt = rows[i + 1].text.strip() if i + 1 < len(rows) else ""
     if nxt and (_FORM_ONLY.match(nxt) or (_DANGLING.search(text) and _is_name_row(rows[i + 1]))):
         text = f"{text} {nxt}"  # "POPULAR BOOK" + "CO. (M) SDN BHD", "FARMASI SENTOSA SDN" + "BHD"
-    form = _LEGAL_FORM.search(_REG_NO.sub(" ", text))
+    form = _LEGAL_FORM.search(_drop_reg(text))
     head = text[: form.start()].split() if form else []
     if form and i > 0 and len(head) == 1 and len(head[0]) <= 12:
         above = rows[i - 1]
