@@ -30,6 +30,7 @@ import msgspec
 
 from rabench.contracts.targets_config import (
     DEFAULT_CONFIG,
+    NOT_DIY,
     BenchSection,
     Defaults,
     ProviderTable,
@@ -55,6 +56,7 @@ class Limits(msgspec.Struct, frozen=True):
 
     concurrency: int
     rpm: float | None = None
+    shared: str | None = None  # redis:// URL: the cap and rate hold across processes (rabench.cluster.redis_limits)
 
 
 def load_targets_config(path: str | Path | None) -> TargetsConfig:
@@ -119,7 +121,10 @@ def provider_limits(
         r = section.rpm
     if r is None:
         r = config.defaults.rpm
-    return Limits(concurrency=int(conc), rpm=r or None)
+    # the built-in null and self providers have no account quota to share (self is this machine's CPUs)
+    shared = None if provider in NOT_DIY else (
+        section.shared_limits if section.shared_limits is not None else config.defaults.shared_limits)
+    return Limits(concurrency=int(conc), rpm=r or None, shared=shared or None)
 
 
 def default_timeout(config: TargetsConfig) -> float:

@@ -363,3 +363,5 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
                     await t.close()
                 except Exception:
                     pass
+            for g in gates.values():
+                await g.aclose()

@@ -30,6 +30,7 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     key_required: bool = True
     concurrency: int = 8  # pool size = the runner's cap: [providers.X], else [defaults], else 8
     rpm: float | None = None  # read by the runner's limiter, not here
+    shared_limits: str | None = None  # redis:// URL: read by the runner's limiter (rabench.cluster.redis_limits), not here
     max_output_tokens: int = 8192
     max_tokens_field: str = "max_completion_tokens"  # openai wire only
     temperature: float | None = None  # None: the provider's default (GPT-5 accepts no other)
