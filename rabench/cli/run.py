@@ -9,12 +9,16 @@ from pathlib import Path
 from rabench.run import config as cfg
 from rabench.run import respcache
 from rabench.run.dryrun import format_estimates
+from rabench.run.executor import cluster_concurrency, with_executor
 from rabench.run.retry import RetryPolicy
 from rabench.run.session import RunOptions, dry_run, run
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = cfg.load_targets_config(args.config)
+    config = with_executor(cfg.load_targets_config(args.config), args.executor, args.address)
+    concurrency = cfg.parse_overrides(args.concurrency, "--concurrency")
+    if not args.dry_run:
+        concurrency = cluster_concurrency(config, concurrency)
     options = RunOptions(
         out=Path(args.out),
         suite_dir=args.suite,
@@ -23,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
         resume=args.resume,
         config=config,
         rpm=cfg.parse_overrides(args.rpm, "--rpm"),
-        concurrency=cfg.parse_overrides(args.concurrency, "--concurrency"),
+        concurrency=concurrency,
         timeout_s=args.timeout,
         seed=args.seed,
         policy=RetryPolicy(max_retries=args.retries),
@@ -90,6 +94,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="requests per minute for a provider (0 = unlimited); overrides the config")
     p.add_argument("--concurrency", action="append", metavar="PROVIDER=N",
                    help="calls in flight for a provider; overrides the config")
+    p.add_argument("--executor", choices=("in-process", "ray"), default=None,
+                   help="where the self engine's work runs (default: [executor] in the config, else in-process); "
+                        "ray: on the Ray cluster at --address (docs/running.md, \"Running on a cluster\")")
+    p.add_argument("--address", default=None, metavar="HOST:PORT",
+                   help="the Ray head for --executor ray (default: [executor] address)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="per-attempt timeout in seconds (default: config, else 180)")
     p.add_argument("--retries", type=int, default=3, choices=range(0, 4), metavar="N",

@@ -63,14 +63,11 @@ def redis_url_problem(url: str) -> str | None:
 
 def _store_location(value: str | None) -> None:
     """``duplicate_store``: a SQLite file path, or a redis:// URL (docs/running.md, "Running on a cluster")."""
-    if value is not None and "://" in value:
-        _redis_url(value, "duplicate_store")
-
-
-def _redis_url(value: str | None, key: str) -> None:
-    problem = None if value is None else redis_url_problem(value)
+    if value is None or "://" not in value:
+        return
+    problem = redis_url_problem(value)
     if problem is not None:
-        raise ValueError(f"{key} {problem}")
+        raise ValueError(f"duplicate_store {problem}")
 
 
 class Defaults(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -81,11 +78,9 @@ class Defaults(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rpm: NonNegative | None = None  # requests per minute per provider; 0 or absent: no limit
     price_date: str | None = None  # YYYY-MM-DD: the price table in force on that date
     price_file: str | None = None  # a price table file instead of the packaged ones
-    shared_limits: str | None = None  # redis:// URL: every provider's limits hold across runner processes
 
     def __post_init__(self) -> None:
         _iso_date(self.price_date, "price_date")
-        _redis_url(self.shared_limits, "shared_limits")
 
 
 class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -94,7 +89,6 @@ class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     concurrency: Positive | None = None
     rpm: NonNegative | None = None
-    shared_limits: str | None = None  # redis:// URL ("" = this provider's limits stay in-process)
     wire: Literal["openai", "gateway", "openai-compatible", "anthropic", "gemini"] | None = None
     base_url: str | None = None
     api_key_env: str | None = None  # "" = no key
@@ -109,9 +103,6 @@ class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     price_models: dict[str, str] | None = None
     check_models: list[str] | None = None
     connect_timeout_s: Seconds | None = None
-
-    def __post_init__(self) -> None:
-        _redis_url(self.shared_limits or None, "shared_limits")
 
 
 RUNNER_KEYS = ("concurrency", "rpm")  # all that applies to the built-in null and self providers
@@ -150,6 +141,24 @@ class TargetTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     max_cost: NonNegative | None = None  # USD: no call of this target starts past it
 
 
+class ExecutorSection(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``[executor]``: where the ``self`` engine's CPU-bound work runs (docs/running.md,
+    "Running on a cluster"); ``rabench run --executor/--address`` override it."""
+
+    kind: Literal["in-process", "ray"] = "in-process"
+    address: str | None = None  # the Ray head, "host:port" (kind = "ray")
+
+    def __post_init__(self) -> None:
+        if self.kind == "ray" and not self.address:
+            raise ValueError("kind = 'ray' needs address = 'host:port' (the Ray head)")
+        if self.kind != "ray" and self.address is not None:
+            raise ValueError("address applies to kind = 'ray' only")
+        if self.address is not None:
+            host, sep, port = self.address.rpartition(":")
+            if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"address {self.address!r} is not host:port")
+
+
 class TargetsConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``bench/targets.toml`` as rabench reads it: every table and key, typed."""
 
@@ -158,10 +167,11 @@ class TargetsConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     self: SelfSection = SelfSection()
     bench: BenchSection = BenchSection()
     targets: dict[str, TargetTable] = {}
+    executor: ExecutorSection = ExecutorSection()
 
 
 _TABLES: dict[str, type[msgspec.Struct]] = {
-    "defaults": Defaults, "self": SelfSection, "bench": BenchSection,
+    "defaults": Defaults, "self": SelfSection, "bench": BenchSection, "executor": ExecutorSection,
 }
 
 
