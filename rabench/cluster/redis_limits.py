@@ -112,6 +112,7 @@ class SharedLimits:
         self._prefix = f"{os.getpid()}:{uuid.uuid4().hex[:12]}:"
         self._serial = 0
         self._held: set[str] = set()
+        self._releasing: set[asyncio.Future[object]] = set()  # releases sent, reply not yet read
         self._polling = asyncio.Lock()
         self._renewer: asyncio.Task[None] | None = None
         self.round_trips = 0
@@ -156,13 +157,23 @@ class SharedLimits:
         return token
 
     async def release(self, token: str) -> None:
-        """Give the slot back (its rate reservation is spent either way). Never raises for Redis:
-        a lease that cannot be removed expires on its own."""
+        """Give the slot back (its rate reservation is spent either way). Waited for: a release
+        still in flight would make this process's next acquire find the cap full. A cancelled
+        caller still gives the slot back (shielded). Never raises for Redis: a lease that cannot
+        be removed expires on its own."""
         self._held.discard(token)
         self.round_trips += 1
-        done = asyncio.ensure_future(self._release(keys=[self._leases], args=[token]))
-        done.add_done_callback(_quiet)
-        await asyncio.shield(done)  # a cancelled caller still gives the slot back
+        task = asyncio.ensure_future(self._release(keys=[self._leases], args=[token]))
+        self._releasing.add(task)
+        task.add_done_callback(self._released)
+        try:
+            await asyncio.shield(task)
+        except (redis.RedisError, OSError):
+            pass
+
+    def _released(self, task: asyncio.Future[object]) -> None:
+        self._releasing.discard(task)
+        _quiet(task)
 
     def _start_renewing(self) -> None:
         if self._renewer is None or self._renewer.done():
@@ -181,4 +192,6 @@ class SharedLimits:
     async def aclose(self) -> None:
         if self._renewer is not None:
             self._renewer.cancel()
+        if self._releasing:
+            await asyncio.gather(*self._releasing, return_exceptions=True)
         await self._client.aclose()
