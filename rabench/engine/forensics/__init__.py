@@ -25,7 +25,9 @@ score measured was far below it, see docs/engine.md).
 Measurements the risk model weighs on every receipt, never shown as reasons
 (``Signal.reason=False``): ``visual.noise_z``, ``visual.sharpness_z`` and
 ``visual.ink_z`` (each the largest |z| of that feature over the fields, 0-10) and
-``visual.copy_move`` (the largest copy-move score over the fields except line items, 0-10).
+``visual.copy_move`` (the largest copy-move score over the fields except line items, 0-10) and
+``visual.jpeg_ghost`` (``ghost``: how far a field's compression history, seen by compressing the
+image again at a range of qualities, is from the receipt's other text lines', 0-10).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import numpy as np
 from PIL import Image
 
 from rabench.engine.forensics.features import FEATURES, FONT_FEATURES, features, line_boxes
+from rabench.engine.forensics.ghost import ghost_score
 from rabench.engine.forensics.glyphs import Twin, copy_move
 from rabench.engine.signals import Signal
 
@@ -77,7 +80,7 @@ COPY_MIN_PX = 30  # glyph box area in px (a "1" of 2 x 10 px is too thin to tell
 COPY_MAX_LINE_SHARE = 0.25
 COPY_UNSCORED = frozenset({"line_items"})
 
-__all__ = ["FieldScore", "field_scores", "visual_signals", "copy_move_signals", "EMIT_SCORE", "COPY_OPINION"]
+__all__ = ["FieldScore", "field_scores", "visual_signals", "copy_move_signals", "ghost_signals", "EMIT_SCORE", "COPY_OPINION"]
 
 
 class FieldScore(msgspec.Struct, frozen=True):
@@ -150,6 +153,7 @@ def visual_signals(
     except Exception:  # a measurement must never fail a check; no opinion then
         scores = []
     out = copy_move_signals(image, field_boxes, reference_boxes)
+    out += ghost_signals(image, field_boxes, reference_boxes)
     for k in SCORED:
         zs = [abs(s.z[k]) for s in scores if k in s.z]
         if zs:
@@ -166,6 +170,27 @@ def visual_signals(
             fields=(s.field,), value=s.score,
         ))
     return out
+
+
+def ghost_signals(
+    image: Image.Image, field_boxes: dict[str, list[Box]], reference_boxes: list[Box] | None = None
+) -> list[Signal]:
+    """The JPEG-ghost measurement (reason=False): the fields' compression history against the
+    receipt's other text lines (the same references as ``field_scores``)."""
+    try:
+        gray = _to_gray(image)
+        h, w = gray.shape
+        fields = [c for k, v in field_boxes.items() if k not in UNSCORED for c in (_clip(b, w, h) for b in v) if c]
+        given = [c for c in (_clip(b, w, h) for b in (reference_boxes or [])) if c]
+        lines = _spread(given, MAX_REFERENCES) if given else line_boxes(gray)
+        refs = [b for b in lines if not any(_overlap(b, t) for t in fields)]
+        score = ghost_score(gray, fields, refs)
+    except Exception:  # a measurement must never fail a check
+        return []
+    if score is None:
+        return []
+    return [Signal("visual.jpeg_ghost", "opinion", "largest field difference in compression history",
+                   reason=False, value=score)]
 
 
 def copy_move_signals(
