@@ -9,7 +9,13 @@ import sys
 def _run(args: argparse.Namespace) -> int:
     from rabench.score.scorer import score_runs, write_outputs
 
-    result = score_runs(args.runs)
+    from rabench.errors import UserError
+
+    if args.address is not None and args.executor != "ray":
+        raise UserError("--address needs --executor ray")
+    if args.executor == "ray" and args.address is None:
+        raise UserError("--executor ray needs --address HOST:PORT (the Ray head)")
+    result = score_runs(args.runs, ray_address=args.address if args.executor == "ray" else None)
     rows_path, md_path = write_outputs(result, args.out)
     n_find = len(result.findings)
     print(f"{len(result.rows)} rows, {n_find} findings -> {rows_path}, {md_path}", file=sys.stdout)
@@ -31,4 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s), e.g. runs/2026-11-29-a")
     p.add_argument("--out", required=True, metavar="OUT", help="output folder, e.g. reports/X")
+    p.add_argument("--executor", choices=("in-process", "ray"), default="in-process",
+                   help="ray: each target's task rows (the bootstraps) as Ray tasks on the cluster at --address; "
+                        "rows.json is byte-identical (docs/running.md, \"Running on a cluster\")")
+    p.add_argument("--address", default=None, metavar="HOST:PORT", help="the Ray head for --executor ray")
     p.set_defaults(func=_run)

@@ -15,6 +15,7 @@ import msgspec
 
 from rabench.contracts import CONTRACTS_VERSION, Row
 from rabench.contracts.details import DetailsFile
+from rabench.errors import UserError
 from rabench.score import output
 from rabench.score.details import details
 from rabench.score.findings import Finding, findings
@@ -43,7 +44,9 @@ class ScoreResult:
         return self.doc.findings
 
 
-def score_input(inp: ScoreInput, *, with_details: bool = True) -> ScoreResult:
+def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str | None = None) -> ScoreResult:
+    """``ray_address``: the task modules' rows (the bootstraps) computed as Ray tasks on that
+    cluster (``rabench.cluster.ray_score``); the rows are the same, so rows.json is byte-identical."""
     timings: dict[str, float] = {}
     import numba
 
@@ -53,17 +56,27 @@ def score_input(inp: ScoreInput, *, with_details: bool = True) -> ScoreResult:
     tags = tag_masks(inp.cases)
     rows: list[Row] = []
     facts_by_target = {}
+    contexts = []
     for target in inp.targets:
         t0 = time.perf_counter()
         facts = facts_by_target[target.id] = run_facts(target, inp.cases)
         timings["facts"] = timings.get("facts", 0.0) + time.perf_counter() - t0
         ctx = TaskContext(target=target, cases=inp.cases, facts=facts, tags=tags,
                           runs=runs_per_case(facts, inp.cases.n))
+        if ray_address is not None:
+            contexts.append(ctx)
+            continue
         for module in TASK_MODULES:
             t0 = time.perf_counter()
             rows.extend(module.rows(ctx))
             name = module.__name__.rsplit(".", 1)[-1]
             timings[name] = timings.get(name, 0.0) + time.perf_counter() - t0
+    if ray_address is not None:
+        from rabench.cluster.ray_score import rows_on_ray
+
+        t0 = time.perf_counter()
+        rows = rows_on_ray(ray_address, contexts, TASK_MODULES)
+        timings["rows_on_ray"] = time.perf_counter() - t0
     rows.sort(key=output.sort_key)
     found = findings(rows, inp.targets)
     header = output.Header(
@@ -88,9 +101,11 @@ def score_input(inp: ScoreInput, *, with_details: bool = True) -> ScoreResult:
                        details=extra, inp=inp if with_details else None)
 
 
-def score_runs(run_dirs: list[str]) -> ScoreResult:
+def score_runs(run_dirs: list[str], ray_address: str | None = None) -> ScoreResult:
     t0 = time.perf_counter()
     if run_dirs and _suite_kind(run_dirs[0]) == "ap":  # docs/methodology-ap.md
+        if ray_address is not None:
+            raise UserError("--executor ray: scores receipt suites only; score an ap suite in-process")
         from rabench.score.tasks.ap_score import load_ap_runs, score_ap
 
         inp, ap_cases = load_ap_runs(run_dirs)
@@ -100,7 +115,7 @@ def score_runs(run_dirs: list[str]) -> ScoreResult:
         return ScoreResult(doc=doc, timings={"load": load_s, "ap": time.perf_counter() - t0})
     inp = load_runs(run_dirs)
     load_s = time.perf_counter() - t0
-    result = score_input(inp)
+    result = score_input(inp, ray_address=ray_address)
     result.timings = {"load": load_s, **result.timings}
     return result
 

@@ -156,3 +156,19 @@ def test_engine_errors_come_back_as_themselves_and_a_dead_actor_is_retried(clust
 def _sleep_then_pid(seconds: float) -> int:
     time.sleep(seconds)
     return os.getpid()
+
+
+def test_scoring_on_ray_writes_the_same_rows_json(cluster, tmp_path):
+    from rabench.score.synthetic import make
+
+    run = make(tmp_path / "synthetic", n_targets=2, n_cases=300, reps=2)
+    local = subprocess.run([sys.executable, "-m", "rabench", "score", str(run), "--out", str(tmp_path / "a")],
+                           capture_output=True, text=True, timeout=300)
+    assert local.returncode == 0, local.stderr
+    on_ray = subprocess.run([sys.executable, "-m", "rabench", "score", str(run), "--out", str(tmp_path / "b"),
+                             "--executor", "ray", "--address", cluster.address],
+                            capture_output=True, text=True, timeout=300)
+    assert on_ray.returncode == 0, on_ray.stderr
+    rows = (tmp_path / "a" / "rows.json").read_bytes()
+    assert b'"interval":"bootstrap"' in rows.replace(b" ", b"")  # bootstraps were computed, not only rates
+    assert (tmp_path / "b" / "rows.json").read_bytes() == rows
