@@ -157,3 +157,7 @@ async def run_ap(options: RunOptions, out: Path, suite_dir: str | Path, targets:
     finally:
         for t in opened:
             await t.close()
+        for g in gates.values():  # a gate shared across processes holds a connection
+            close = getattr(g, "aclose", None)
+            if close is not None:
+                await close()

@@ -102,9 +102,10 @@ def scenario_files(kind: str, i: int, rng: random.Random) -> tuple[dict[str, byt
     elif kind in ("bank_fraud", "verified_change"):
         account = other_iban
         if kind == "verified_change":
-            files["approval.json"] = json.dumps({"type": "bank_change", "vendor_id": f"V{i:03d}",
-                                                 "new_iban": other_iban, "callback": "completed",
-                                                 "approved_by": "Treasury"}).encode()
+            files["approval.json"] = json.dumps({
+                "extract": "bank_change_request", "vendor_id": f"V{i:03d}", "new_account": other_iban,
+                "status": "approved", "first_approver": "A. Kowalski", "second_approver": "B. Nguyen",
+                "callback": {"number_called": "+49 30 1234567", "outcome": "confirmed"}}).encode()
             label.update(family="duplicate_bank_change", reason_codes=["bank_account_changed"], benign_twin=True)
         else:
             label.update(family="duplicate_bank_change", outcome="bank_fraud", decision="ESCALATE_FRAUD",

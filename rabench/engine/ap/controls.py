@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from rapidfuzz.distance import Levenshtein
 
 from rabench.contracts.ap import Link
-from rabench.engine.ap.documents import LedgerEntry, Mail, OrderLine, Vendor, norm_account, norm_id
+from rabench.engine.ap.documents import Approval, LedgerEntry, Mail, OrderLine, Vendor, norm_account, norm_id
 from rabench.engine.ap.reading import Found, Line, amount, fold
 
 URGENCY = ("urgent", "today", "immediately", "asap", "as soon as possible", "right away", "dringend", "sofort",
@@ -73,9 +73,12 @@ def match_vendor(fields: dict[str, Found], lines: list[Line], master: list[Vendo
     return None
 
 
-def bank(f: Findings, fields: dict[str, Found], vendor: Vendor | None, approvals: list[str],
-         mails: list[Mail]) -> str | None:
-    """Check digits and the account against the vendor master; returns the invoice's account."""
+def bank(f: Findings, fields: dict[str, Found], vendor: Vendor | None, approvals: list[Approval]) -> str | None:
+    """Check digits and the account against the vendor master; returns the invoice's account.
+
+    A change counts as verified only as the policy defines it: an approved request for this
+    account, two different approvers, and a confirmed callback to a number *on file* in the
+    vendor master (a callback to the number the request gave proves nothing)."""
     acct = norm_account(fields["bank_account"].value) if "bank_account" in fields else ""
     if acct and not iban_ok(acct):
         f.codes.add("iban_checksum_invalid")
@@ -86,10 +89,12 @@ def bank(f: Findings, fields: dict[str, Found], vendor: Vendor | None, approvals
         return acct or None
     if acct and vendor.accounts and acct not in vendor.accounts:
         f.codes.add("bank_account_changed")
-        verified = any(acct in norm_account(a) and re.search(r"verif|callback|call-back|confirm|complet|approv", a, re.I)
+        verified = any(a.account and (a.account in acct or acct in a.account) and a.approved and a.callback_confirmed
+                       and len(a.approvers) >= 2 and (not vendor.phones or a.number_called in vendor.phones)
                        for a in approvals)
         if not verified:
             f.codes.add("bank_change_unverified")
+            f.notes.append(f"account {acct} is not the vendor master's and no verified change covers it")
         if vendor.country and acct[:2].isalpha() and acct[:2] != vendor.country[:2] and iban_ok(acct):
             f.codes.add("bank_country_mismatch")
     return acct or None
@@ -101,11 +106,11 @@ def duplicates(f: Findings, inv_name: str, fields: dict[str, Found], entries: li
     total = fields["total"].value if "total" in fields else None
     if not number:
         return
-    credited = {norm_id(e.number) for e in entries if e.amount is not None and e.amount < 0}
+    credited = {norm_id(e.number) for e in entries if e.cancelled}
     cancelled = " ".join(norm_id(t) for t in credit_texts)
     for e in entries:
         n = norm_id(e.number)
-        if not n or not e.entry_id or (e.amount is not None and e.amount < 0):
+        if not n or not e.entry_id or (e.amount is not None and e.amount < 0) or "credit" in e.raw.get("document_type", ""):
             continue
         same_amount = isinstance(total, float) and e.amount is not None and abs(e.amount - total) <= 0.01
         if n == number and (n in credited or n in cancelled):
@@ -121,6 +126,8 @@ def duplicates(f: Findings, inv_name: str, fields: dict[str, Found], entries: li
 
 def three_way(f: Findings, fields: dict[str, Found], lines: list[Line], po: tuple[str, list[OrderLine]] | None,
               grn: tuple[str, list[OrderLine]] | None) -> None:
+    """Invoice against PO (price within 2%, quantity) and goods receipts (quantity invoiced <=
+    quantity received); receipts book against PO lines by line number or description."""
     if po is None:
         if "po_number" in fields:
             f.codes.add("no_purchase_order")
@@ -130,23 +137,29 @@ def three_way(f: Findings, fields: dict[str, Found], lines: list[Line], po: tupl
     if po_no and "po_number" in fields and norm_id(po_no) != norm_id(fields["po_number"].value):
         f.codes.add("no_purchase_order")
         f.discrepancies.add("missing_purchase_order")
-    if grn is None:
+    received: dict[str, float] = {}
+    if grn is None or not grn[1]:
         f.codes.add("no_goods_receipt")
         f.discrepancies.add("missing_goods_receipt")
-    received = {fold(g.description): g.quantity for g in (grn[1] if grn else [])}
+    else:
+        for g in grn[1]:
+            key = g.line or fold(g.description)
+            received[key] = received.get(key, 0.0) + (g.quantity or 0.0)
     for pl in po_lines:
         row = _invoice_row(lines, pl.description)
         if row is None:
             continue
-        nums = [amount(x) for x in re.findall(r"\d[\d.,' ]*", row)]
-        nums = [n for n in nums if n is not None]
+        nums = [n for n in (amount(x) for x in re.findall(r"\d[\d.,' ]*", row)) if n is not None]
         qty = _first_number(row)
-        if pl.unit_price is not None and nums and not any(abs(n - pl.unit_price) <= 0.01 for n in nums):
+        if pl.unit_price is not None and nums and not any(abs(n - pl.unit_price) <= 0.02 * pl.unit_price + 0.005
+                                                          for n in nums):
             f.codes.add("po_price_mismatch")
             f.discrepancies.add("price_mismatch")
-        want = received.get(fold(pl.description), pl.quantity)
-        if qty is not None and want is not None and abs(qty - want) > 1e-6 and (
-                pl.quantity is None or abs(qty - pl.quantity) > 1e-6 or fold(pl.description) in received):
+        if qty is None:
+            continue
+        got = received.get(pl.line) if pl.line else None
+        got = got if got is not None else received.get(fold(pl.description))
+        if (got is not None and qty > got + 1e-6) or (pl.quantity is not None and qty > pl.quantity + 1e-6):
             f.codes.add("po_quantity_mismatch")
             f.discrepancies.add("quantity_mismatch")
 

@@ -79,36 +79,73 @@ def read_json(doc: APInput) -> Any:
         return None
 
 
+def _leaves(obj: Any, path: str = "") -> list[tuple[str, Any]]:
+    """(dotted key path, value) of every scalar inside ``obj``."""
+    if isinstance(obj, dict):
+        return [x for k, v in obj.items() for x in _leaves(v, f"{path}.{k}".lower())]
+    if isinstance(obj, list):
+        return [x for v in obj for x in _leaves(v, path)]
+    return [(path, obj)]
+
+
 def vendors(doc: APInput) -> list[Vendor]:
+    """Vendor records: objects with a name and, somewhere inside, a bank account or domain."""
     out = []
     for rec in records(read_json(doc)):
-        name = pick(rec, "legal_name", "vendor_name", "name", avoid=("bank", "contact", "file"))
-        acct = pick(rec, "iban", "account", avoid=("holder", "name", "type"))
-        if not isinstance(name, str) or acct is None and pick(rec, "domain", "email") is None:
+        name = rec.get("name") or rec.get("legal_name") or rec.get("vendor_name")
+        leaves = _leaves(rec)
+        has_bank = any(("iban" in p or "account" in p) and "holder" not in p for p, _ in leaves)
+        if not isinstance(name, str) or not has_bank or not any("vendor" in k or k == "id" for k in rec):
             continue
         v = Vendor(vendor_id=str(pick(rec, "vendor_id", "id") or name), name=name)
-        for key, value in rec.items():
-            kl = key.lower()
-            vals = value if isinstance(value, list) else [value]
-            for x in vals:
-                if isinstance(x, dict):
-                    x = pick(x, "iban", "account", avoid=("holder", "name")) if "bank" in kl or "account" in kl else None
-                if x is None:
-                    continue
-                if ("iban" in kl or "account" in kl or "bank" in kl) and "holder" not in kl and "name" not in kl:
-                    if len(norm_account(x)) >= 6:
-                        v.accounts.add(norm_account(x))
-                elif "domain" in kl or "email" in kl:
-                    d = domain_of(x)
-                    if d:
-                        v.domains.add(d)
-                elif "phone" in kl or "tel" in kl:
-                    v.phones.add(re.sub(r"\D", "", str(x))[-9:])
-                elif "vat" in kl:
-                    v.vat_id = norm_account(x)
-                elif kl == "country":
-                    v.country = str(x).upper()
+        for path, x in leaves:
+            if x is None or isinstance(x, bool):
+                continue
+            last = path.rsplit(".", 1)[-1]
+            if (("iban" in last or "account" in last) and "holder" not in last and "name" not in last
+                    and "change" not in last and len(norm_account(x)) >= 6):
+                v.accounts.add(norm_account(x))
+            elif "domain" in last or "email" in last or (isinstance(x, str) and "@" in x):
+                d = domain_of(x)
+                if d:
+                    v.domains.add(d)
+            elif "phone" in last or last in ("tel", "telephone"):
+                v.phones.add(re.sub(r"\D", "", str(x))[-9:])
+            elif "vat" in last:
+                v.vat_id = norm_account(x)
+            elif last == "country":
+                v.country = str(x).upper()
         out.append(v)
+    return out
+
+
+@dataclass
+class Approval:
+    """A bank-change request's trail: which account, who approved, whom the callback reached."""
+
+    account: str
+    approved: bool
+    callback_confirmed: bool
+    number_called: str
+    approvers: set[str]
+
+
+def approvals(doc: APInput) -> list[Approval]:
+    out = []
+    for rec in records(read_json(doc)):
+        acct = pick(rec, "new_account", "new_iban", "account", "iban", avoid=("old",))
+        if acct is None or isinstance(acct, (dict, list)):
+            continue
+        cb = rec.get("callback") if isinstance(rec.get("callback"), dict) else {}
+        outcome = str(cb.get("outcome") or rec.get("callback") or "")
+        status = str(rec.get("status") or "")
+        out.append(Approval(
+            account=norm_account(acct),
+            approved=bool(re.search(r"approv|complet|verified", status, re.I)),
+            callback_confirmed=bool(re.search(r"confirm|complet|verified|ok", outcome, re.I)),
+            number_called=re.sub(r"\D", "", str(cb.get("number_called") or ""))[-9:],
+            approvers={str(rec[k]) for k in rec if "approver" in k.lower() and rec[k]},
+        ))
     return out
 
 
@@ -121,6 +158,7 @@ class LedgerEntry:
     date: str
     account: str
     raw: dict[str, str]
+    cancelled: bool = False  # a credit note, or an invoice a credit note cancelled
 
 
 def ledger(doc: APInput) -> list[LedgerEntry]:
@@ -135,9 +173,11 @@ def ledger(doc: APInput) -> list[LedgerEntry]:
         entry = pick(low, "entry", "ledger", "id")
         number = pick(low, "invoice_number", "invoice_no", "number", "reference", avoid=("entry", "vendor", "po"))
         amt = pick(low, "amount", "total", "gross")
-        out.append(LedgerEntry(entry_id=str(entry or ""), vendor=str(pick(low, "vendor", "supplier") or ""),
+        kind = " ".join(str(low.get(k, "")) for k in ("document_type", "type", "status"))
+        out.append(LedgerEntry(entry_id=str(entry or ""), vendor=str(pick(low, "vendor_name", "vendor", "supplier") or ""),
                                number=str(number or ""), amount=_float(amt), date=str(pick(low, "date") or ""),
-                               account=norm_account(pick(low, "iban", "account") or ""), raw=low))
+                               account=norm_account(pick(low, "iban", "account") or ""), raw=low,
+                               cancelled=bool(re.search(r"credit|cancel|void|revers", kind, re.I))))
     return out
 
 
@@ -155,20 +195,24 @@ class OrderLine:
     description: str
     quantity: float | None
     unit_price: float | None
+    line: str = ""  # the PO line number a goods receipt refers to
 
 
 def order_lines(doc: APInput) -> tuple[str, list[OrderLine]]:
-    """A purchase order or goods receipt: its number (PO number for both) and its lines."""
+    """A purchase order or goods receipt: its PO number and its lines (receipts: one per
+    posting, with the PO line it books against)."""
     data = read_json(doc)
-    number = ""
+    number = str(data.get("po_number") or "") if isinstance(data, dict) else ""
     lines = []
     for rec in records(data):
-        if not number and isinstance(pick(rec, "po_number", "po", "order"), str):
-            number = str(pick(rec, "po_number", "po", "order"))
-        desc = pick(rec, "description", "item", "text", "name")
+        if rec is data:
+            continue
+        desc = pick(rec, "description", "item", "text")
         qty = pick(rec, "quantity_received", "received", "quantity", "qty")
-        if isinstance(desc, str) and qty is not None:
-            lines.append(OrderLine(desc, _float(qty), _float(pick(rec, "unit_price", "price"))))
+        line = pick(rec, "po_line", "line")
+        if qty is not None and (isinstance(desc, str) or line is not None):
+            lines.append(OrderLine(str(desc or ""), _float(qty), _float(pick(rec, "unit_price", "price")),
+                                   str(line if line is not None else "")))
     return number, lines
 
 
@@ -201,13 +245,11 @@ def mails(doc: APInput) -> list[Mail]:
                  body="\n".join(parts))]
 
 
-def policy_threshold(doc: APInput) -> float | None:
-    """The approval threshold the policy text states (the first amount after above/over/ab/...)."""
-    text = doc.text()
-    m = re.search(r"(?:above|over|exceeding|ab|über|au-delà de|supérieur[es]* à|más de|boven)\D{0,12}"
-                  r"(\d[\d.,' ]*\d)", text, re.I)
-    if not m:
-        return None
-    digits = re.sub(r"[^\d]", "", m.group(1).split(".")[0].split(",")[0]) if re.search(r"[.,]\d{2}$", m.group(1)) \
-        else re.sub(r"[^\d]", "", m.group(1))
-    return float(digits) if digits else None
+def policy_thresholds(doc: APInput) -> dict[str, float]:
+    """Approval limits the policy states, per currency ("EUR 10,000; GBP 8,000")."""
+    out: dict[str, float] = {}
+    for cur, num in re.findall(r"\b(EUR|GBP|USD|CHF|SEK|PLN|DKK|NOK)\s?([\d][\d,.' ]*\d)", doc.text()):
+        digits = re.sub(r"[^\d]", "", re.sub(r"[.,]\d{2}$", "", num))
+        if digits and cur not in out:
+            out[cur] = float(digits)
+    return out

@@ -47,11 +47,11 @@ async def analyse_bundle(request: APRequest, read: Reader = default_reader) -> A
     docs = request.documents
     master = [v for d in docs if d.role == "vendor_master" for v in documents.vendors(d)]
     entries = [e for d in docs if d.role == "ledger" for e in documents.ledger(d)]
-    approvals = [d.text() for d in docs if d.role == "approval"]
+    approvals = [a for d in docs if d.role == "approval" for a in documents.approvals(d)]
     mails = [m for d in docs if d.role == "email" for m in documents.mails(d)]
     pos = [documents.order_lines(d) for d in docs if d.role == "purchase_order"]
     grns = [documents.order_lines(d) for d in docs if d.role == "goods_receipt"]
-    threshold = next((t for d in docs if d.role == "policy" if (t := documents.policy_threshold(d))), None)
+    limits = {k: v for d in docs if d.role == "policy" for k, v in documents.policy_thresholds(d).items()}
     names = [v.name for v in master]
     invoices = [d for d in docs if d.role == "invoice"] or [d for d in docs if d.role in INVOICE_ROLES]
     credit_texts = [" ".join(ln.text for ln in await read(d)) for d in docs if d.role == "credit_note"]
@@ -67,13 +67,15 @@ async def analyse_bundle(request: APRequest, read: Reader = default_reader) -> A
     subject, lines, fields, vendor = read_all[0]
     accounts = []
     for doc, _lines, flds, vend in read_all:
-        acct = controls.bank(f, flds, vend, approvals, mails)
+        acct = controls.bank(f, flds, vend, approvals)
         accounts.append((doc.name, flds, acct, vend.name if vend else str(flds.get("vendor_name", Found("")).value)))
     controls.duplicates(f, subject.name, fields, entries, credit_texts)
     if len(read_all) == 1:
         controls.three_way(f, fields, lines, pos[0] if pos else None, grns[0] if grns else None)
     controls.arithmetic(f, fields)
     controls.inbox(f, mails, vendor, master, set())
+    currency = str(fields["currency"].value) if "currency" in fields else ""
+    threshold = limits.get(currency) or (min(limits.values()) if limits else None)
     controls.campaign(f, accounts, threshold, master)
     decision, centre = controls.decide(f)
     probs = controls.FORECASTS[centre]
