@@ -253,6 +253,9 @@ def render(rows: Sequence[Row], findings: Sequence[Finding],
            "<a href='#worst'>Worst misses</a><a href='#cases'>Cases</a></nav>")
     parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>{toc}",
              _verdict(rows, info)]
+    from rabench.report import ap_section
+
+    parts.append(ap_section.html(rows))  # an ap suite's rows (docs/methodology-ap.md)
     if real_rows is not None:
         parts.append(tracks.section(rows, real_rows, meta))
         parts.append("<h2>Synthetic track</h2><p class='meta'>Everything below is the synthetic "

@@ -76,12 +76,15 @@ def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -
         "Values with a 95% interval [lo, hi] (Wilson for rates, percentile bootstrap with "
         f"{h.bootstrap_resamples} resamples for AUC, detection at a false-flag rate and "
         "line-item F1) and n, the cases (or calls, or runs) the value rests on. "
-        "Definitions: docs/methodology.md.",
+        "Definitions: " + ("docs/methodology-ap.md." if h.scorer_version.startswith("ap-") else "docs/methodology.md."),
         "",
     ]
     from rabench.report.verdict import build as build_verdict, to_markdown
 
     lines += to_markdown(build_verdict(doc.rows, doc.header.targets))
+    from rabench.report import ap_section
+
+    lines += ap_section.markdown(doc.rows)  # an ap suite's rows (docs/methodology-ap.md)
     if real is not None:
         lines += tracks_section(doc, real, real_origin)
         lines += ["# Synthetic track", ""]
