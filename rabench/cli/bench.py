@@ -59,9 +59,10 @@ def _reusable(suite_dir: Path, what: str) -> bool:
     return False
 
 
-def _suite(size: str, suite_dir: Path) -> None:
+def _suite(size: str, suite_dir: Path, kind: str = "receipt") -> None:
     if not _reusable(suite_dir, "suite"):
-        _stage("suite", ["cases", "generate", "--split", "test", "--size", size, "--out", str(suite_dir)])
+        _stage("suite", ["cases", "generate", "--suite", kind, "--split", "test", "--size", size,
+                         "--out", str(suite_dir)])
 
 
 def _real_suites(track: bench_real.RealTrack) -> Path:
@@ -209,7 +210,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"== targets: {note}")
     if not targets:
         raise UserError("no target to run (all DIY targets lack keys and 'self' was not asked for)")
-    if not args.no_baselines and (requested is None or len(targets) < 2):
+    ap = args.kind == "ap"  # the AP suite (docs/methodology-ap.md): no real track, no receipt baselines
+    if ap and args.real:
+        raise UserError("--real is a receipt track; the ap suite has none (drop --real or --kind ap)")
+    if ap and not args.no_baselines and (requested is None or len(targets) < 2):
+        print("== targets: the no-key receipt baselines (null, meta) answer receipts, not AP bundles; "
+              "none added")
+    elif not args.no_baselines and (requested is None or len(targets) < 2):
         added = [b for b in NO_KEY_BASELINES if b not in targets]
         targets += added
         if added:
@@ -219,8 +226,8 @@ def _run(args: argparse.Namespace) -> int:
     track = bench_real.plan(args.real, args.real_format, args.real_seed) if args.real else None
     run_id = args.run_id or time.strftime("%Y%m%d-%H%M%S")
     try:
-        suite_dir = Path(args.suite or f"cases/{args.size}-test")
-        _suite(args.size, suite_dir)
+        suite_dir = Path(args.suite or (f"cases/ap-{args.size}-test" if ap else f"cases/{args.size}-test"))
+        _suite(args.size, suite_dir, args.kind)
         real_suite = _real_suites(track) if track else None
         runs = _runs(suite_dir, run_id, targets, args, config_path)
         real_runs = _runs(real_suite, f"{run_id}-real", targets, args, config_path, "real") if real_suite else []
@@ -266,6 +273,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--size", choices=["sample", "quick", "full"], default="quick",
                    help="suite size to generate/use (default quick)")
+    p.add_argument("--kind", choices=["receipt", "ap"], default="receipt",
+                   help="receipt (default) or ap: the accounts-payable suite in cases/ap-<size>-test "
+                        "(docs/methodology-ap.md); make bench SUITE=ap")
     p.add_argument("--suite", help="use this suite folder instead of cases/<size>-test")
     p.add_argument("--targets", help='space-separated target ids, e.g. "self diy:gateway:openai/gpt-5" '
                    "(default: [bench] targets in the config)")
