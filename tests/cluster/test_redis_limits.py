@@ -173,3 +173,18 @@ def test_gcra_has_the_in_process_buckets_rate_and_burst():
     assert gcra(None) == (0.0, 0.0)
     assert gcra(1200) == (50.0, 19 * 50.0)  # 20 per second, 20 at once
     assert gcra(30) == (2000.0, 0.0)  # slower than one a second: no burst beyond one
+
+
+def test_one_round_trip_per_acquire_and_one_per_release_when_a_slot_is_free(redis_url):
+    async def calls() -> int:
+        gate = ProviderGate("roundtrips", Limits(concurrency=2, rpm=60000, shared=redis_url))
+        try:
+            for _ in range(20):
+                async with gate:
+                    pass
+            assert gate._shared is not None
+            return gate._shared.round_trips
+        finally:
+            await gate.aclose()
+
+    assert asyncio.run(calls()) == 40

@@ -225,3 +225,42 @@ def test_an_unreachable_redis_is_one_clear_error(ocr_pool):
     target = SelfTarget("self", parse_targets_config({"self": {"duplicate_store": url}}), pool=ocr_pool)
     with pytest.raises(UserError, match=r"\[self\] duplicate_store redis://127.0.0.1:\d+/0: cannot reach Redis"):
         asyncio.run(target.open())
+
+
+@pytest.mark.slow
+def test_the_engine_gives_the_same_verdicts_with_redis_as_in_memory_on_the_sample_suite(redis_url, ocr_pool):
+    """The sample's copies, look-alikes and what they copy or look like, in plan order, each analysed
+    once (real OCR), then judged by a self target on each store (a subset: OCR is the cost)."""
+    import asyncio
+
+    from rabench.contracts.targets_config import parse_targets_config
+    from rabench.engine.pipeline import analyse
+    from rabench.engine.target import SelfTarget
+
+    memory = SelfTarget("self", parse_targets_config({"self": {"today": "2025-01-10"}}), pool=ocr_pool)
+    on_redis = SelfTarget("self", parse_targets_config({"self": {"today": "2025-01-10", "duplicate_store": redis_url}}),
+                          pool=ocr_pool)
+
+    async def both() -> list[tuple[str, bool | None]]:
+        seen = []
+        for t in (memory, on_redis):
+            await t.open()
+            await t.reset(0)
+        try:
+            cases = list(plan_suite(str(SAMPLE)).cases())
+            related = {lc.case.id for lc in cases if lc.case.lineage or lc.case.after}
+            related |= {lc.case.lineage.of for lc in cases if lc.case.lineage} | {a for lc in cases for a in lc.case.after}
+            for lc in (lc for lc in cases if lc.case.id in related):
+                analysis = await ocr_pool.submit(analyse, str(lc.path), lc.case.media_type, None, memory._settings,
+                                                 lc.case.submitted_at)
+                expected, actual = memory.verdict(analysis, lc.case.id), on_redis.verdict(analysis, lc.case.id)
+                assert actual == expected, lc.case.id
+                seen.append((lc.case.id, actual.seen_before))
+        finally:
+            for t in (memory, on_redis):
+                await t.close()
+        return seen
+
+    seen = asyncio.run(both())
+    assert len(seen) == 14 and sum(bool(s) for _, s in seen) >= 3  # the suite's copies were recognised
+    assert not redis.Redis.from_url(redis_url).keys(f"rabench:{{{on_redis.store_namespace}}}:*")
