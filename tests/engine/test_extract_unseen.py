@@ -194,3 +194,12 @@ def test_a_city_with_its_postcode_after_it_is_not_a_merchant():
     # a bare number is a registration number only after a legal form
     ex = _read("Berlin 10115\nBÄCKEREI SCHMIDT\nBrot  2,50\nSumme  2,50")
     assert ex.fields.merchant == "BÄCKEREI SCHMIDT"
+
+
+def test_a_tax_row_saying_total_that_comes_to_what_was_paid_is_the_total():
+    # "inclusive" unread and "GST" read as "Gsl": the row reads as a tax, but no tax is half the bill
+    ex = _read("MART\nAJINOMOTO 1KG  20.80\nTotal Sales (lnclvzive Gsl) R  20.80\nCASH RM  21.00\nCHANGE RM  0.20")
+    assert ex.fields.total == 20.80
+    # a real tax row stays the tax
+    ex = _read("Diner\nBurger  12.00\nTotal Tax  1.08\nCash  20.00\nChange  6.92")
+    assert ex.fields.total != 1.08 and ex.fields.tax_total == 1.08

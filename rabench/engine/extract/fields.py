@@ -24,8 +24,8 @@ from rabench.engine.extract.dates import DateCandidate, parse_dates, pick_date
 from rabench.engine.extract.items import read_items
 from rabench.engine.extract.layout import Box, Row
 from rabench.engine.extract.merchant import merchant_name
-from rabench.engine.extract.summary import read_summary
-from rabench.engine.extract.vocab import CHANGE, detect_language, fold, row_kind
+from rabench.engine.extract.summary import amount_paid, read_summary
+from rabench.engine.extract.vocab import detect_language, fold, row_kind
 
 
 class Extraction(msgspec.Struct, frozen=True):
@@ -175,22 +175,6 @@ def _amount_segment(row: Row, amount: Amount) -> tuple[Box | None, float]:
         if amount.text.replace(" ", "") in seg.text.replace(" ", ""):
             return (seg.box or row.box), seg.confidence
     return row.box, min((s.confidence for s in row.segments), default=1.0)
-
-
-def _paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str], start: int) -> tuple[float, int] | None:
-    """(amount paid, its row): the first payment row from ``start`` less the change given back under it."""
-    for i in range(start, len(rows)):
-        a = amounts[i]
-        if a is None or kinds[i] != "payment" or a.value <= 0 or CHANGE.search(fold(rows[i].text)):
-            continue
-        change = 0.0
-        for j in range(i + 1, min(len(rows), i + 4)):
-            c = amounts[j]
-            if c is not None and kinds[j] == "payment" and CHANGE.search(fold(rows[j].text)):
-                change = abs(c.value)
-                break
-        return round(a.value - change, 6), i
-    return None
 
 
 def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
@@ -350,7 +334,7 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
         # the tax) come to
         base = round(sum(it.total for it in reading.items), 6)
         want = {base, round(base + sum(summary.taxes), 6)} if not summary.inclusive else {base}
-        paid = _paid(rows, amounts, kinds, items_end)
+        paid = amount_paid(rows, amounts, kinds, items_end)
         if paid is not None and any(abs(paid[0] - w) <= 0.005 for w in want if w > 0):
             total = paid[0]
             mark("total", paid[1], amounts[paid[1]])

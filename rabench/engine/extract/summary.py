@@ -126,6 +126,22 @@ def _table(rows: list[Row], minor: int, after: int) -> tuple[list[int], float | 
     return [], None, None
 
 
+def amount_paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str], start: int) -> tuple[float, int] | None:
+    """(amount paid, its row): the first payment row from ``start`` less the change given back under it."""
+    for i in range(start, len(rows)):
+        a = amounts[i]
+        if a is None or kinds[i] != "payment" or a.value <= 0 or CHANGE.search(fold(rows[i].text)):
+            continue
+        change = 0.0
+        for j in range(i + 1, min(len(rows), i + 4)):
+            c = amounts[j]
+            if c is not None and kinds[j] == "payment" and CHANGE.search(fold(rows[j].text)):
+                change = abs(c.value)
+                break
+        return round(a.value - change, 6), i
+    return None
+
+
 def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int) -> SummaryReading:
     """Read the totals block. ``kinds`` is each row's ``row_kind`` ("none" without an amount,
     except count rows, which may print only a number of items)."""
@@ -165,6 +181,16 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
                     and near_total(rows[i].text[: a.start]):
                 kinds[i] = "total"
                 misread_total = i
+                break
+    if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
+        # a "tax" row that says total and comes to what was paid is the total, its "inclusive" unread
+        # ("Total Sales (lnclvzive Gsl) 20.90", cash 21.00, change 0.20): no tax is half the bill
+        paid = amount_paid(rows, amounts, kinds, next((i for i, a in enumerate(amounts) if a is not None), n))
+        for i, k in enumerate(kinds):
+            a = amounts[i]
+            if (paid is not None and k == "tax" and a is not None and i < paid[1]
+                    and 0.5 * paid[0] <= a.value <= 1.1 * paid[0] and TOTAL.search(unglue(fold(rows[i].text[: a.start])))):
+                kinds[i] = "total"
                 break
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     total_at = next((i for i, k in enumerate(kinds) if k == "total" and amounts[i]), n)
