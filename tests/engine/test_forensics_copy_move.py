@@ -71,6 +71,24 @@ def test_a_pasted_total_is_found_and_placed():
     assert _measure(sigs) > _measure(copy_move_signals(_jpeg(img, 92), boxes, lines)) + 2.0
 
 
+def test_a_pasted_item_amount_gets_the_opinion_but_not_the_measurement():
+    """An item amount overwritten with the pixels of another item's amount (an edit that breaks the
+    items' sum): the opinion names the line items; the measurement ``visual.copy_move`` stays over
+    the other fields only (a dozen item rows' largest score sits higher by chance)."""
+    img, boxes, lines = _printed(1, total="42.50")
+    amounts = [b for b in lines if b[1] > boxes["receipt_number"][0][3] + 30 and b[0] > 300
+               and b[3] < boxes["subtotal"][0][1]]
+    assert len(amounts) == 4
+    with_items = {**boxes, "line_items": amounts}
+    (sx0, sy0, sx1, sy1), (dx0, dy0, _, _) = amounts[2], amounts[0]
+    fake = _jpeg(_copy(img, (sx0 - 2, sy0 - 2, sx1 + 2, sy1 + 2), (dx0 - 2, dy0 - 2)), 95)
+    sigs = copy_move_signals(fake, with_items, lines)
+    found = _copied(sigs)
+    assert len(found) == 1 and found[0].fields == ("line_items",) and found[0].value >= COPY_OPINION
+    assert _measure(sigs) < COPY_OPINION - 1.5
+    assert _copied(copy_move_signals(_jpeg(img, 95), with_items, lines)) == []
+
+
 def test_one_pasted_digit_is_enough():
     """Only the changed character pasted: the total's "4" replaced by the subtotal's "4" (42.50 -> 44.50
     style edits copy one glyph from another amount)."""

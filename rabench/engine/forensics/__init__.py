@@ -69,7 +69,7 @@ _LABELS = {
     "sharpness": "edge sharpness",
 }
 
-# Copy-move opinion: a field glyph this much closer to its twin (log units over the receipt's usual
+# Copy-move opinion (fields and line items): a glyph this much closer to its twin (log units over the receipt's usual
 # pairs, shape and fine detail together) than the receipt's 90th percentile, and a glyph big enough
 # to carry detail. Genuine scans and photos measured: at most 2.8 (docs/engine.md); pastes 3.3-9.
 COPY_OPINION = 4.5
@@ -78,7 +78,7 @@ COPY_MIN_PX = 30  # glyph box area in px (a "1" of 2 x 10 px is too thin to tell
 # each with its twin somewhere else: no opinion when two or more glyphs, over a quarter of the glyph's
 # line, are copy-like that way (two characters pasted from two places still get one).
 COPY_MAX_LINE_SHARE = 0.25
-COPY_UNSCORED = frozenset({"line_items"})
+COPY_UNSCORED = frozenset({"line_items"})  # left out of the measurement ``visual.copy_move`` only
 
 __all__ = ["FieldScore", "field_scores", "visual_signals", "copy_move_signals", "ghost_signals", "EMIT_SCORE", "COPY_OPINION"]
 
@@ -203,14 +203,15 @@ def copy_move_signals(
         h, w = gray.shape
         boxes = {k: [c for c in (_clip(b, w, h) for b in v) if c] for k, v in field_boxes.items()}
         lines = [c for c in (_clip(b, w, h) for b in (reference_boxes or [])) if c] or line_boxes(gray)
-        twins = [t for t in copy_move(gray, boxes, lines) if t.field not in COPY_UNSCORED]
+        every = copy_move(gray, boxes, lines)
     except Exception:  # a measurement must never fail a check
         return []
-    if not twins:
-        return []
+    twins = [t for t in every if t.field not in COPY_UNSCORED]
     out = [Signal("visual.copy_move", "opinion", "largest copy-move score over the fields", reason=False,
-                  value=max(t.score for t in twins))]
-    for t in sorted(twins, key=lambda t: -t.score):
+                  value=max(t.score for t in twins))] if twins else []
+    # the opinion also looks at line items: the measurement leaves them out (a dozen rows' largest
+    # score sits higher by chance), but no genuine receipt's item reached the opinion's bar
+    for t in sorted(every, key=lambda t: -t.score):
         if not _copy_opinion(t):
             continue
         where = f" (in the {', '.join(f.replace('_', ' ') for f in t.twin_fields)})" if t.twin_fields else ""
@@ -221,7 +222,7 @@ def copy_move_signals(
             f"correlation {t.shape:.4f}, fine-detail correlation {t.detail:.4f}, where this receipt's "
             f"{t.glyphs} characters reach {t.usual_shape:.3f} and {t.usual_detail:.3f} with their closest "
             "look-alike (90th percentile); two printings of a character are never that alike",
-            fields=(t.field, *t.twin_fields), value=t.score,
+            fields=tuple(dict.fromkeys((t.field, *t.twin_fields))), value=t.score,
         ))
         break  # one place to look at is enough; the measurement carries the rest
     return out
