@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -60,6 +61,12 @@ def connect(address: str) -> None:
 
     if ray.is_initialized():
         return
+    host, _, port = address.rpartition(":")
+    try:  # Ray's own connect retries for minutes before giving up on a wrong address
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--executor ray: cannot connect to the Ray cluster at {address}: "
+                        f"{exc.strerror or exc if isinstance(exc, OSError) else exc}") from None
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
                  configure_logging=True, include_dashboard=False)
