@@ -179,3 +179,10 @@ def test_rescoring_is_byte_identical(tmp_path, suite):
     a = output.encode(score_runs([str(run)]).doc)
     b = output.encode(score_runs([str(run)]).doc)
     assert a == b
+
+
+def test_the_metric_registry_names_every_ap_field():
+    from rabench.contracts.ap import FIELD_NAMES
+    from rabench.score.metrics import AP_FIELDS
+
+    assert AP_FIELDS == FIELD_NAMES

@@ -62,3 +62,18 @@ def test_self_and_diy_run_and_score_on_an_ap_suite(tmp_path, monkeypatch):
     assert head[("self", "decision_consistency")].value == 1.0  # deterministic controls
     assert {(f.target, f.baseline) for f in doc.findings} == {("self", DIY)}
     assert (tmp_path / "report" / "report.md").read_text().count("ap_decision") > 0
+
+
+def test_bench_kind_ap_runs_scores_and_reports(tmp_path, monkeypatch):
+    """make bench SUITE=ap: the bench on an ap suite, the AP section in both reports."""
+    suite = tmp_path / "suite"
+    write_bundle_suite(suite, n=7)
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--kind", "ap", "--suite", str(suite), "--targets", "self", "--repeat", "1",
+                 "--run-id", "t", "--config", str(tmp_path / "none.toml")]) == 0
+    report = tmp_path / "reports" / "t"
+    assert "## Accounts payable" in (report / "report.md").read_text()
+    assert "<section id='ap'>" in (report / "report.html").read_text()
+    doc = output.decode((report / "rows.json").read_bytes())
+    assert {r.metric for r in doc.rows if r.task == "ap_decision"} >= {"unsafe_release_rate", "expected_cost_per_1000"}
+    assert main(["bench", "--kind", "ap", "--suite", str(suite), "--real", str(tmp_path)]) == 2

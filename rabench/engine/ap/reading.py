@@ -79,8 +79,6 @@ LABELS: dict[str, tuple[str, ...]] = {
     "bank_account": ("iban", "account no", "konto", "compte", "cuenta", "rekening"),
 }
 IBAN_RE = re.compile(r"\b([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?)\b")
-BIC_RE = re.compile(r"\b([A-Z]{4}[A-Z]{2}[A-Z0-9]{2}(?:[A-Z0-9]{3})?)\b")
-VAT_RE = re.compile(r"\b((?:DE|ATU|FR[A-Z0-9]{2}|ES[A-Z0-9]|NL|GB|BE0?|IT|CHE-?)[0-9][0-9A-Z.\- ]{6,14})\b")
 AMOUNT_RE = re.compile(r"-?\d{1,3}(?:[.,'\u202f\u00a0 ]\d{3})*[.,]\d{2}(?!\d)|-?\d+[.,]\d{2}(?!\d)")
 CURRENCIES = ("EUR", "GBP", "USD", "CHF", "SEK", "PLN", "DKK", "NOK", "CZK", "JPY")
 SYMBOLS = {"€": "EUR", "£": "GBP", "$": "USD"}
@@ -103,6 +101,11 @@ def amount(text: str) -> float | None:
         return float(f"{whole}.{s[-2:]}") if dec in ",." else None
     except ValueError:
         return None
+
+
+def iban_valid(text: str) -> bool:
+    s = re.sub(r"[^A-Z0-9]", "", text.upper())
+    return len(s) > 4 and s[:2].isalpha() and int("".join(str(int(c, 36)) for c in s[4:] + s[:2] + s[2:4])) % 97 == 1
 
 
 def parse_date(text: str, us: bool = False) -> str | None:
@@ -168,14 +171,15 @@ def read_fields(lines: list[Line], vendor_names: list[str]) -> dict[str, Found]:
         got = _labelled(rows, field)
         if got is not None and (a := amount(got[0])) is not None:
             out[field] = Found(a, got[1])
-    for ln in lines:
-        m = IBAN_RE.search(ln.text.upper())
-        if m and "bank_account" not in out:
-            out["bank_account"] = Found(m.group(1).replace(" ", ""), ln.box)
-    if "bank_account" not in out:
-        got = _labelled(rows, "bank_account")
-        if got is not None:
-            out["bank_account"] = Found(re.sub(r"\s", "", got[0]), got[1])
+    got = _labelled(rows, "bank_account")  # the value printed beside "IBAN" / "Account no."
+    if got is not None and len(re.sub(r"\W", "", got[0])) >= 6:
+        out["bank_account"] = Found(re.sub(r"\s", "", got[0]).upper(), got[1])
+    else:  # an IBAN by its shape, only when its check digits hold (a VAT id has the same shape)
+        for ln in lines:
+            for m in IBAN_RE.finditer(ln.text.upper()):
+                cand = m.group(1).replace(" ", "")
+                if "bank_account" not in out and len(cand) >= 15 and iban_valid(cand):
+                    out["bank_account"] = Found(cand, ln.box)
     got = _labelled(rows, "bank_code")
     if got is not None:
         out["bank_code"] = Found(got[0].replace(" ", ""), got[1])

@@ -20,12 +20,6 @@ EXTRACTION = "ap_extraction"
 EVIDENCE = "ap_evidence"
 FINDINGS = "ap_findings"
 CALIBRATION = "ap_calibration"
-EXTRACTION_METRICS = [f"{f}_accuracy" for f in FIELD_NAMES] + ["all_fields_right", "line_item_f1",
-                                                                "valid_output_rate"]
-EVIDENCE_METRICS = ["field_grounded", "field_grounded_and_right"]
-FINDINGS_METRICS = [f"{s}_f1" for s in SETS]
-CALIBRATION_METRICS = ["brier_score", "log_loss", "forecast_coverage", "brier_score_uniform"]
-
 Strata = list[tuple[str, np.ndarray]]
 
 
