@@ -60,3 +60,20 @@ def test_an_answer_in_prose_and_fences_parses_with_the_receipt_rules():
 def test_anything_outside_the_contract_is_an_unreadable_answer(change):
     with pytest.raises(AnswerError):
         parse_ap_answer(json.dumps({**GOOD, **change}))
+
+
+@pytest.mark.parametrize("wire", ["openai", "anthropic", "gemini"])
+def test_every_invoice_page_is_attached_in_the_wires_own_shape(wire):
+    import msgspec
+
+    from rabench.targets.diy import wire_module
+    from rabench.targets.diy.ap import more_images
+    from rabench.targets.diy.config import provider_settings
+    from rabench.contracts import TargetsConfig
+
+    settings = provider_settings(wire, TargetsConfig())
+    req = wire_module(settings.wire).build(settings, "k", "m", "PROMPT", "AAAA", "image/jpeg")
+    more_images(req.body, "AAAA", "image/jpeg", [("BBBB", "image/png"), ("CCCC", "image/jpeg")])
+    raw = msgspec.json.encode(req.body).decode()
+    assert raw.index("AAAA") < raw.index("BBBB") < raw.index("CCCC") and raw.count("PROMPT") == 1
+    assert "image/png" in raw and raw.count("image/jpeg") == 2

