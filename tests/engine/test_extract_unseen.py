@@ -203,3 +203,9 @@ def test_a_tax_row_saying_total_that_comes_to_what_was_paid_is_the_total():
     # a real tax row stays the tax
     ex = _read("Diner\nBurger  12.00\nTotal Tax  1.08\nCash  20.00\nChange  6.92")
     assert ex.fields.total != 1.08 and ex.fields.tax_total == 1.08
+
+
+def test_a_total_with_a_rate_is_not_a_tip_guide_when_it_is_the_only_total():
+    # "Bedienung" (the server) above the one total row printed with its tax rate
+    ex = _read("Gasthaus\nBedienung: Anna\nSchnitzel  10,00\nSumme 19%  1,90  11,90\nBar  20,00")
+    assert ex.fields.total == 11.90

@@ -154,8 +154,9 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             kinds[i] = "total"
     for i, k in enumerate(kinds):
         # a tip guide ("Suggested gratuity" / "18%  $7.20  Total $47.20"): the total with a tip the customer
-        # may add, not the amount of the receipt
-        if k == "total" and _TIP_GUIDE_ROW.search(rows[i].text) and len(find_amounts(rows[i].text, minor_units=minor)) >= 2 \
+        # may add, not the amount of the receipt; always under the receipt's own total
+        first_total = next((j for j, kj in enumerate(kinds) if kj == "total" and amounts[j]), n)
+        if k == "total" and i > first_total and _TIP_GUIDE_ROW.search(rows[i].text) and len(find_amounts(rows[i].text, minor_units=minor)) >= 2 \
                 and any(TIP.search(fold(r.text)) or _SUGGESTED.search(fold(r.text)) for r in rows[max(0, i - 4): i + 1]):
             kinds[i] = "info"
     if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
