@@ -205,12 +205,23 @@ def main() -> int:
                 results[name].append((n / wall, cpu / n * 1000, ok))
                 print(f"round {r + 1} {name:>4}: {n / wall:8.0f} calls/s, {cpu / n * 1000:.3f} ms CPU/call, "
                       f"{ok} ok of {n}", flush=True)
+            b = results["bare"][-1]
+            print(f"round {r + 1} vs bare: " + ", ".join(
+                f"{k} {results[k][-1][0] / b[0]:.2f}x calls/s, {results[k][-1][1] / b[1]:.2f}x CPU/call"
+                for k in ("load", "run")), flush=True)
         best = {k: max(v) for k, v in results.items()}
         cpu = {k: min(x[1] for x in v) for k, v in results.items()}
         print(f"\nbest of {args.rounds} rounds, {args.calls} calls, concurrency {args.concurrency}:")
         for k in ("bare", "load", "run"):
             print(f"  {k:>4}: {best[k][0]:8.0f} calls/s ({best[k][0] / best['bare'][0]:.2f}x bare), "
                   f"{cpu[k]:.3f} ms CPU/call ({cpu[k] / cpu['bare']:.2f}x bare)")
+        # Each round's sides ran back to back, so a round's ratios share the machine's load at
+        # the time; their median is steadier than best-of on a shared machine.
+        print(f"median over {args.rounds} rounds of each round's ratio to bare:")
+        for k in ("load", "run"):
+            speed = sorted(x[0] / b[0] for x, b in zip(results[k], results["bare"]))
+            cost = sorted(x[1] / b[1] for x, b in zip(results[k], results["bare"]))
+            print(f"  {k:>4}: {speed[len(speed) // 2]:.2f}x bare calls/s, {cost[len(cost) // 2]:.2f}x bare CPU/call")
         print("  median latency per round (ms): bare " + ", ".join(f"{x * 1000:.1f}" for x in p50["bare"])
               + "; load " + ", ".join(f"{x * 1000:.1f}" for x in p50["load"])
               + f"; load / bare, median of rounds: "

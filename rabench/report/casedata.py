@@ -10,19 +10,24 @@ embeds it as JSON and draws it with a small script (``rabench/report/viewer.py``
 
 Compact on purpose (a 2,000-case x 4-target run must open in under 2 s): runs
 are arrays, and every text (reasons, fields, errors) is stored once in a string
-table and referenced by index.
+table and referenced by index. Written case by case (``write``) so that the scorer's
+memory does not grow by a view per outcome (issue 19: the whole ``rabench score`` held
+about 650 B per outcome here).
 """
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
+from typing import Any
 
 import msgspec
+import numpy as np
 
 from rabench.contracts import Case
 from rabench.contracts.views import CASES_FORMAT, CaseLabelView, CasesFile, CaseView, ReasonView, RunView
 from rabench.score.details import case_path, thumbnail
-from rabench.score.load import ScoreInput
+from rabench.score.load import ScoreInput, TargetRuns
 from rabench.score.strata import tag_masks
 
 FORMAT = CASES_FORMAT
@@ -60,24 +65,96 @@ def _label(case: Case) -> CaseLabelView:
     return (a.verdict, a.fake_class, list(a.edited_fields), lab.provenance, covered)
 
 
-def build(inp: ScoreInput, *, thumbnails: bool = True) -> CasesFile:
-    import os
+class _Strings:
+    """Every text (reasons, fields, errors) once, numbered in the order first met."""
 
-    thumbnails = thumbnails and not os.environ.get(NO_THUMBNAILS_ENV)
-    strings: list[str] = []
-    index: dict[str, int] = {}
+    def __init__(self) -> None:
+        self.strings: list[str] = []
+        self._index: dict[str, int] = {}
 
-    def s(text: str | None) -> int:
+    def __call__(self, text: str | None) -> int:
         if not text:
             return -1
         text = text[:MAX_TEXT]
-        k = index.get(text)
+        k = self._index.get(text)
         if k is None:
-            k = index[text] = len(strings)
-            strings.append(text)
+            k = self._index[text] = len(self.strings)
+            self.strings.append(text)
         return k
 
-    # Strata a reader filters by: the case tags (as the rows' strata) and the label's groups.
+
+class _Table:
+    """Small values (statuses, reason kinds, proof types, @field lists) numbered once."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self._index: dict[Any, int] = {}
+
+    def __call__(self, value: Any) -> int:
+        k = self._index.get(value)
+        if k is None:
+            k = self._index[value] = len(self.values)
+            self.values.append(value)
+        return k
+
+
+class _TargetRuns:
+    """One target's runs as the viewer shows them, in flat arrays (a few dozen bytes a run,
+    where a tuple per run with its lists took about 650 B: issue 19), in outcome order.
+
+    Per run: repetition, status, risk (NaN: none), fields and error (string numbers,
+    -1: none), and where its reasons start in ``reasons`` (4 numbers a reason: kind,
+    text, @fields, proof type)."""
+
+    def __init__(self, t: TargetRuns, s: _Strings, tables: _Table) -> None:
+        n = len(t.outcomes)
+        self.rep = np.zeros(n, dtype=np.int32)
+        self.status = np.zeros(n, dtype=np.int32)
+        self.risk = np.full(n, np.nan)
+        self.fields = np.full(n, -1, dtype=np.int32)
+        self.error = np.full(n, -1, dtype=np.int32)
+        self.first_reason = np.zeros(n + 1, dtype=np.int64)
+        reasons = array("i")
+        missing = t.missing if t.missing is not None else np.zeros(n, dtype=bool)
+        for k, oc in enumerate(t.outcomes):
+            self.rep[k] = oc.repetition
+            v = oc.verdict
+            if v is None:
+                self.status[k] = tables("missing" if missing[k] else oc.status)
+                self.error[k] = s(oc.error)
+            else:
+                self.status[k] = tables(oc.status)
+                fields = ", ".join(f"{name}={val}" for name, val in msgspec.structs.asdict(v.fields).items()
+                                   if val is not None)
+                for r in v.reasons[:MAX_REASONS]:  # texts numbered before the fields, as always
+                    reasons.extend((tables(("kind", r.kind)), s(r.text), tables(tuple(r.fields)),
+                                    tables(("proof", r.proof_type))))
+                if v.risk is not None:
+                    self.risk[k] = float(v.risk)  # unrounded: 0.49996 must stay below 0.5
+                self.fields[k] = s(fields)
+            self.first_reason[k + 1] = len(reasons)
+        self.reasons = reasons
+        # the runs of one case together, in outcome order
+        self.order = np.argsort(t.case, kind="stable").astype(np.int32)
+
+    def views(self, positions: np.ndarray, tables: _Table) -> list[RunView]:
+        values = tables.values
+        out: list[RunView] = []
+        for k in positions.tolist():
+            a, b = int(self.first_reason[k]), int(self.first_reason[k + 1])
+            reasons: list[ReasonView] = []
+            for j in range(a, b, 4):
+                kind, text, fields, proof = self.reasons[j:j + 4]
+                reasons.append((values[kind][1], text, list(values[fields]), values[proof][1]))
+            risk = float(self.risk[k])
+            out.append((int(self.rep[k]), values[int(self.status[k])], None if risk != risk else risk,
+                        int(self.fields[k]), reasons, int(self.error[k])))
+        return out
+
+
+def _strata(inp: ScoreInput) -> tuple[list[str], list[list[int]]]:
+    """Strata a reader filters by (the case tags, as the rows' strata, and the label's groups)
+    and each case's strata."""
     names: dict[str, set[int]] = {}
     for name, mask in tag_masks(inp.cases).items():
         names[name] = {int(i) for i in mask.nonzero()[0]}
@@ -94,40 +171,62 @@ def build(inp: ScoreInput, *, thumbnails: bool = True) -> CasesFile:
     for k, name in enumerate(strata):
         for i in sorted(names[name]):
             member[i].append(k)
+    return strata, member
+
+
+def write(inp: ScoreInput, out_dir: Path, *, thumbnails: bool = True) -> Path:
+    """Write ``out_dir/cases.json`` (a CasesFile) case by case.
+
+    Memory: each target's runs in flat arrays (``_TargetRuns``) and the string table;
+    each case's view (its runs, its thumbnail) is built, encoded and written to a spool
+    file, then dropped. The string table comes before the cases in the file, so the
+    cases are spooled and copied in after it. The bytes are those of
+    ``msgspec.json.encode(CasesFile(...))`` with the same content (tested against the
+    plain build that held every case)."""
+    import os
+
+    thumbnails = thumbnails and not os.environ.get(NO_THUMBNAILS_ENV)
+    s = _Strings()
+    tables = _Table()
+    strata, member = _strata(inp)
     targets = [t.id for t in inp.targets]
-    runs: list[list[list[RunView]]] = [[[] for _ in targets] for _ in inp.cases.cases]
-    for ti, t in enumerate(inp.targets):
-        missing = t.missing if t.missing is not None else [False] * len(t.outcomes)
-        for oc, c, miss in zip(t.outcomes, t.case, missing):
-            v = oc.verdict
-            if v is None:
-                runs[int(c)][ti].append((oc.repetition, "missing" if miss else oc.status, None, -1,
-                                         [], s(oc.error)))
-                continue
-            fields = ", ".join(f"{k}={val}" for k, val in msgspec.structs.asdict(v.fields).items()
-                               if val is not None)
-            reasons: list[ReasonView] = [(r.kind, s(r.text), list(r.fields), r.proof_type)
-                                         for r in v.reasons[:MAX_REASONS]]
-            risk = None if v.risk is None else float(v.risk)  # unrounded: 0.49996 must stay below 0.5
-            runs[int(c)][ti].append((oc.repetition, oc.status, risk, s(fields), reasons, -1))
-    cases_out = []
-    for i, case in enumerate(inp.cases.cases):
-        path, media, which = image_of(inp, case) if thumbnails else (None, case.media_type, "none")
-        cases_out.append(CaseView(
-            id=case.id, base=bool(inp.cases.is_base[i]), fake=bool(inp.cases.is_fake[i]),
-            label=_label(case), strata=member[i],
-            lineage=f"{case.lineage.transform} of {case.lineage.of}" if case.lineage else None,
-            img=thumb(path, media) if thumbnails else None, img_kind=which, runs=runs[i],
-        ))
-    return CasesFile(format=FORMAT, suite=inp.suite_name, targets=targets, strata=strata,
-                     flag_at=0.5, strings=strings, cases=cases_out)
-
-
-def encode(doc: CasesFile) -> bytes:
-    return msgspec.json.encode(doc) + b"\n"
-
-
-def write(inp: ScoreInput, out_dir: Path) -> Path:
+    runs = [_TargetRuns(t, s, tables) for t in inp.targets]
+    cases_of = [np.asarray(t.case) for t in inp.targets]
+    sorted_case = [c[r.order] for c, r in zip(cases_of, runs)]
     path = Path(out_dir) / "cases.json"
-    path.write_bytes(encode(build(inp)))
+    spool_path = path.with_name(".cases.json.cases")
+    part_path = path.with_name(".cases.json.part")
+    enc = msgspec.json.Encoder()
+    buf = bytearray()
+    try:
+        with open(spool_path, "wb") as spool:
+            for i, case in enumerate(inp.cases.cases):
+                per_target: list[list[RunView]] = []
+                for r, sc in zip(runs, sorted_case):
+                    lo, hi = np.searchsorted(sc, i, side="left"), np.searchsorted(sc, i, side="right")
+                    per_target.append(r.views(r.order[lo:hi], tables))
+                img_path, media, which = image_of(inp, case) if thumbnails else (None, case.media_type, "none")
+                view = CaseView(
+                    id=case.id, base=bool(inp.cases.is_base[i]), fake=bool(inp.cases.is_fake[i]),
+                    label=_label(case), strata=member[i],
+                    lineage=f"{case.lineage.transform} of {case.lineage.of}" if case.lineage else None,
+                    img=thumb(img_path, media) if thumbnails else None, img_kind=which, runs=per_target,
+                )
+                buf.clear()
+                if i:
+                    buf.extend(b",")
+                enc.encode_into(view, buf, -1)
+                spool.write(buf)
+        head = enc.encode(CasesFile(format=FORMAT, suite=inp.suite_name, targets=targets, strata=strata,
+                                    flag_at=0.5, strings=s.strings, cases=[]))
+        cut = head.rindex(b'"cases":[]') + len(b'"cases":[')
+        with open(part_path, "wb") as out, open(spool_path, "rb") as spool:
+            out.write(head[:cut])
+            for block in iter(lambda: spool.read(1 << 20), b""):
+                out.write(block)
+            out.write(head[cut:] + b"\n")
+        os.replace(part_path, path)
+    finally:
+        spool_path.unlink(missing_ok=True)
+        part_path.unlink(missing_ok=True)
     return path

@@ -22,6 +22,7 @@ from rabench.contracts.rows import Finding
 from rabench.contracts.views import CasesFile
 from rabench.report import charts, tracks, verdict, viewer
 from rabench.report.style import num, target_colour
+from rabench.score.tasks import operations
 from rabench.score.tasks.decisions import DEFAULTS
 
 TASK_ORDER = ["extraction", "checks", "authenticity", "duplicates", "decisions", "evidence", "operations"]
@@ -48,6 +49,7 @@ svg{max-width:100%;height:auto}details{margin:6px 0}summary{cursor:pointer;font-
 #verdict li.win::marker{color:#1a7f37}#verdict li.loss::marker{color:#c62828}#verdict .money li.loss{color:#c62828}
 .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:baseline}
 nav.toc{font-size:13px;margin:6px 0}nav.toc a{margin-right:12px}
+p.batch{background:#fff8e1;border:1px solid #f0d98c;border-radius:6px;padding:6px 12px}
 """
 
 
@@ -70,9 +72,14 @@ def _cell(row: Row | None) -> str:
         return "<td></td><td></td>"
     if not row.supported:
         return '<td class="ns" colspan="2">not supported</td>'
+    why = operations.not_measured_reason(row)
+    if why is not None:
+        return f'<td class="ns" title="{_e(why)}">not measured</td><td class="ci">{_e(why.split(" (")[0])}</td>'
     ci = ""
     if row.lo is not None and row.hi is not None:
         ci = f"[{fmt(row.lo, row.metric)}, {fmt(row.hi, row.metric)}]"
+    if operations.BATCH_PRICE in row.note:
+        ci = f"{ci} batch price".strip()
     return (f'<td title="n={row.n}">{_e(fmt(row.value, row.metric))}</td>'
             f'<td class="ci">{_e(ci)} n={row.n}</td>')
 
@@ -251,8 +258,11 @@ def render(rows: Sequence[Row], findings: Sequence[Finding],
     toc = ("<nav class='toc'><a href='#verdict'>Verdict</a><a href='#headline'>Headline</a>"
            "<a href='#findings'>Findings</a><a href='#curves'>Curves</a><a href='#cost'>Cost</a>"
            "<a href='#worst'>Worst misses</a><a href='#cases'>Cases</a></nav>")
-    parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>{toc}",
-             _verdict(rows, info)]
+    parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>{toc}"]
+    batch = operations.batch_targets(rows)
+    if batch:
+        parts.append(f"<p class='batch'>{verdict.to_html(operations.batch_sentence(batch))}</p>")
+    parts.append(_verdict(rows, info))
     from rabench.report import ap_section
 
     parts.append(ap_section.html(rows))  # an ap suite's rows (docs/methodology-ap.md)

@@ -56,6 +56,9 @@ class TargetRuns:
     # True for a stand-in: a case with no outcome at all counts as one failed run
     # (every target is scored on the same cases), but it was never a call.
     missing: np.ndarray | None = None
+    # asked through its provider's batch API (``rabench run --batch``, run.json settings):
+    # no per-call latency, cost at the batch price
+    batch: bool = False
 
     @property
     def id(self) -> str:
@@ -313,7 +316,7 @@ def load_runs(run_dirs: list[str]) -> ScoreInput:
             seen[info.id] = d
             ocs, missing, case_idx = with_missing_cases(*per_target[info.id], cases, m.run_id, info.id)
             targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx,
-                                      missing=missing))
+                                      missing=missing, batch=bool(m.settings.get("batch")) and info.kind == "diy"))
     targets.sort(key=lambda t: t.id)
     return ScoreInput(
         manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=cases, targets=targets,

@@ -9,6 +9,7 @@ from collections import defaultdict
 from rabench.contracts import Row
 from rabench.score.metrics import ORDER, TASKS
 from rabench.score.output import RowsFile
+from rabench.score.tasks import operations
 from rabench.score.tracks import figure, gap_text, pair_tracks, summary
 
 
@@ -27,10 +28,13 @@ def cell(r: Row | None) -> str:
         return ""
     if not r.supported:
         return "not supported"
+    why = operations.not_measured_reason(r)
+    if why is not None:
+        return f"not measured ({why.split(' (')[0]})"
     text = fmt(r.value)
     if r.lo is not None and r.hi is not None:
         text += f" [{fmt(r.lo)}, {fmt(r.hi)}]"
-    return f"{text} (n={r.n})"
+    return f"{text} (n={r.n}{', batch price' if operations.BATCH_PRICE in r.note else ''})"
 
 
 MARKS = {"worse": "**worse on real**", "better": "**better on real**"}
@@ -81,6 +85,9 @@ def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -
     ]
     from rabench.report.verdict import build as build_verdict, to_markdown
 
+    batch = operations.batch_targets(doc.rows)
+    if batch:
+        lines += [operations.batch_sentence(batch), ""]
     lines += to_markdown(build_verdict(doc.rows, doc.header.targets))
     from rabench.report import ap_section
 

@@ -67,12 +67,15 @@ def test_batch_run_for_each_provider(tmp_path, monkeypatch, target, price_key):
     assert run_json["settings"]["batch"] is True and run_json.get("finished_at")
 
 
-def test_errors_inside_a_batch_and_expiry_then_resume_submits_only_the_expired(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("target", ["diy:openai:gpt-5", "diy:anthropic:claude-sonnet-4-5",
+                                    "diy:gemini:gemini-2.5-flash"])
+def test_errors_inside_a_batch_and_expiry_then_resume_submits_only_the_expired(tmp_path, monkeypatch, capsys,
+                                                                               target):
     n = 6
     suite = make_suite(tmp_path / "suite", n)
     profile = Profile(default=ModelProfile(batch_expire=True, script=["500"]))
     out = tmp_path / "run"
-    args = ["run", "--suite", str(suite), "--out", str(out), "--target", "diy:openai:gpt-5", "--batch",
+    args = ["run", "--suite", str(suite), "--out", str(out), "--target", target, "--batch",
             "--progress", "none", "--cache", str(tmp_path / "cache"), "--batch-poll", "0.01"]
     with BackgroundFakeProvider(profile) as fake:
         _env(monkeypatch, fake)
@@ -124,3 +127,41 @@ def test_batch_refuses_targets_without_a_batch_api(tmp_path, capsys):
     assert code == 2
     assert "has no batch API" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_a_batch_runs_report_says_so_latency_not_measured_cost_at_the_batch_price(tmp_path, monkeypatch):
+    """Scored next to a synchronous run of the same suite: the batch target's latency rows are
+    "not measured" with the reason (the spec's latency is per call), its cost rows are at the batch
+    price and say so, and report.md and report.html say it was a batch run; the synchronous
+    target's rows are what they were."""
+    from rabench.contracts.files import read_rows
+    from rabench.score.tasks.operations import BATCH_PRICE, NOT_MEASURED_BATCH
+
+    n = 4
+    suite = make_suite(tmp_path / "suite", n)
+    with BackgroundFakeProvider(Profile(default=ModelProfile(batch_polls=1)), labels=load_suite_labels(suite)) as fake:
+        _env(monkeypatch, fake)
+        for name, target, batch in (("b", "diy:openai:gpt-5", True), ("s", "diy:anthropic:claude-sonnet-4-5", False)):
+            run(RunOptions(out=tmp_path / name, suite_dir=str(suite), target_ids=[target], repetitions=1,
+                           config=CONFIG, cache_root=tmp_path / "cache", progress="none", batch=batch,
+                           batch_poll_s=0.01))
+    rep = tmp_path / "rep"
+    assert main(["score", str(tmp_path / "b"), str(tmp_path / "s"), "--out", str(rep)]) == 0
+    assert main(["report", str(rep)]) == 0
+    rows = {(r.metric, r.target): r for r in read_rows(rep / "rows.json").rows
+            if r.task == "operations" and r.stratum == "all"}
+    for q in ("p50", "p95", "p99"):
+        b = rows[(f"latency_{q}_s", "diy:openai:gpt-5")]
+        assert (b.value, b.n, b.note) == (None, 0, NOT_MEASURED_BATCH)
+        s = rows[(f"latency_{q}_s", "diy:anthropic:claude-sonnet-4-5")]
+        assert s.value is not None and s.value > 0 and s.n == n and s.note == ""
+    p = PRICES["openai/gpt-5"]
+    cost = rows[("cost_per_check_usd", "diy:openai:gpt-5")]
+    assert cost.value == pytest.approx(BATCH_DISCOUNT * (1500 * p["input"] + 250 * p["output"]) / 1e6)
+    assert cost.note == BATCH_PRICE and rows[("cost_per_check_usd", "diy:anthropic:claude-sonnet-4-5")].note == ""
+    md = (rep / "report.md").read_text()
+    assert "Batch run: `diy:openai:gpt-5` answered through its provider's batch API" in md
+    assert md.count("not measured (a batch run)") == 3  # p50, p95, p99 in the operations table
+    assert "batch price" in md
+    page = (rep / "report.html").read_text()
+    assert "Batch run: <code>diy:openai:gpt-5</code>" in page and page.count(">not measured</td>") >= 3

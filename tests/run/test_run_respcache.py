@@ -122,6 +122,15 @@ def test_scorer_leaves_cached_answers_out_of_latency_and_cost(tmp_path):
         assert all(math.isnan(x) != measured for x in facts.latency)
         assert all(math.isnan(x) != measured for x in facts.cost)
         assert all(r == 1.0 for r in facts.readable)  # the answers themselves are scored
+    # the latency rows of the run answered wholly from the cache say why they have no value
+    from rabench.score.scorer import score_runs
+    from rabench.score.tasks.operations import NOT_MEASURED_CACHED, not_measured_reason
+
+    for name, note in (("r1", ""), ("r2", NOT_MEASURED_CACHED)):
+        rows = [r for r in score_runs([str(tmp_path / name)]).rows
+                if r.metric.startswith("latency_") and r.stratum == "all"]
+        assert len(rows) == 3 and all(r.note == note for r in rows)
+        assert all((r.value is None) == bool(note) and (not_measured_reason(r) is None) != bool(note) for r in rows)
 
 
 def test_cli_flag_and_unopenable_cache_is_one_line(tmp_path, capsys):

@@ -109,3 +109,53 @@ def test_text_without_a_json_object_is_unreadable(text):
 def test_null_fields_are_not_shown():
     v = parse_answer('{"merchant": null, "total": null, "line_items": [], "risk": null}')
     assert v.fields.merchant is None and v.fields.total is None and v.line_items == [] and v.risk is None
+
+
+# -- the fast path (msgspec into the keys read) gives what the general path gives -------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rabench.targets.diy import answer as _answer  # noqa: E402
+
+_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.sampled_from([10**30, -(10**19)]),
+    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["", " n/a ", "null", "12,50", "1.234,50",
+                                                                     "$3.00", "EUR 4", "2025-03-14",
+                                                                     "2025-02-30", "14/03/2025", "usd",
+                                                                     "x\u00e9 @total", "\ud800", "{", "}"]),
+    st.text(max_size=12),
+)
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["text", "reason", "fields", "description",
+                                                                 "quantity", "unit_price", "total", "x"]),
+                                                 inner, max_size=4)), max_leaves=8)
+_objects = st.dictionaries(st.sampled_from(["merchant", "date", "subtotal", "tax_total", "total", "currency",
+                                            "receipt_number", "line_items", "risk", "reasons", "other"]),
+                           _values, max_size=8)
+
+
+def _general(text: str):
+    try:
+        return _answer.verdict_of_object(_answer.extract_json_object(text))
+    except (AnswerError, OverflowError) as exc:
+        return type(exc), str(exc)
+
+
+def _fast(text: str):
+    try:
+        return parse_answer(text)
+    except (AnswerError, OverflowError) as exc:
+        return type(exc), str(exc)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=_objects, before=st.sampled_from(["", "Here it is: ", "{oops} ", "```json\n", "```\n{\"a\": 1}\n```\n"]),
+       after=st.sampled_from(["", " done.", " {also}", "\n```", " }"]), dup=st.booleans())
+def test_the_fast_path_agrees_with_the_general_path(obj, before, after, dup):
+    body = json.dumps(obj, allow_nan=True)
+    if dup and obj:  # a key written twice: both paths keep the last value
+        first = next(iter(obj))
+        body = body[:-1] + (", " if len(obj) else "") + json.dumps(first) + ": \"again\"}"
+    text = before + body + after
+    assert _fast(text) == _general(text)

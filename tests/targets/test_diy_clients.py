@@ -171,3 +171,44 @@ async def test_a_hung_request_is_cancelled_by_the_caller_and_the_target_still_wo
         verdict = await target.check(receipt)
         await target.close()
     assert verdict.fields.total == 10.8
+
+
+@pytest.mark.parametrize("echo", ["merchant", "reason", "model", "none"])
+async def test_a_key_echoed_into_an_ok_answer_is_scrubbed_from_the_verdict(echo, receipt, monkeypatch):
+    """The verdict and usage of an ok answer never hold the key, wherever the answer put it;
+    the quick look for it (``_may_echo_key``) agrees with encoding the whole verdict."""
+    import json
+
+    import msgspec
+    from aiohttp import web
+
+    from rabench.targets.diy.target import _without_key
+
+    key = "sk-echo-0123456789abcdef"
+    answer = {"merchant": f"Shop {key}" if echo == "merchant" else "Shop", "total": 5.0, "risk": 0.2,
+              "reasons": [f"the   header said\n{key}" if echo == "reason" else "fine"]}
+    model = f"fake-vl-{key}" if echo == "model" else "fake-vl"
+
+    async def reply(request: web.Request) -> web.Response:
+        return web.json_response({"model": model, "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                                  "choices": [{"finish_reason": "stop",
+                                               "message": {"content": json.dumps(answer)}}]})
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", reply)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    monkeypatch.setenv("RABENCH_OPENAI_COMPATIBLE_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", key)
+    try:
+        target, verdict = await one_check("openai-compatible", "fake-vl", receipt,
+                                          {"providers": {"openai-compatible": {"check_model": False}}})
+    finally:
+        await runner.cleanup()
+    raw = msgspec.json.encode(verdict)
+    assert key.encode() not in raw
+    assert (b"***" in raw) == (echo != "none")
+    assert _without_key(verdict, key) == verdict  # nothing left for the full search to find

@@ -16,6 +16,8 @@ import math
 import re
 from typing import Any
 
+import msgspec
+
 from rabench.contracts import Fields, LineItem, Reason, Verdict
 from rabench.contracts.labels import FIELD_TAGS
 
@@ -30,6 +32,7 @@ _PLAIN = re.compile(r"^-?\d+(?:\.\d+)?$")  # 12 / 12.50
 _DECIMAL_COMMA = re.compile(r"^-?\d+,\d{1,2}$")  # 12,50 -> 12.5
 _THOUSANDS_COMMA = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234.50 / 1,234
 _THOUSANDS_DOT = re.compile(r"^-?\d{1,3}(?:\.\d{3})+,\d{1,2}$")  # 1.234,50
+_CURRENCY_RE = re.compile(r"[A-Za-z]{3}")
 _SYMBOLS_RE = re.compile(r"[\s$€£¥₹\u00a0']|^[A-Z]{3}|[A-Z]{3}$")
 
 
@@ -42,22 +45,80 @@ class AnswerError(ValueError):
 
 def parse_answer(text: str) -> Verdict:
     """Text -> Verdict (fields, line items, risk, opinion reasons) or AnswerError."""
-    obj = extract_json_object(text)
+    fast = _typed_object(text)
+    if fast is not None:  # the same values json would give for the keys read below
+        return _verdict(fast.merchant, fast.date, fast.subtotal, fast.tax_total, fast.total, fast.currency,
+                        fast.receipt_number, fast.line_items, fast.risk, fast.reasons)
+    return verdict_of_object(extract_json_object(text))
+
+
+def verdict_of_object(obj: dict[str, Any]) -> Verdict:
+    """The general path: the answer's JSON object as json decoded it."""
+    get = obj.get
+    return _verdict(get("merchant"), get("date"), get("subtotal"), get("tax_total"), get("total"),
+                    get("currency"), get("receipt_number"), get("line_items"), get("risk"), get("reasons"))
+
+
+def _verdict(merchant: Any, date: Any, subtotal: Any, tax_total: Any, total: Any, currency: Any,
+             receipt_number: Any, line_items: Any, risk: Any, reasons: Any) -> Verdict:
     fields = Fields(
-        merchant=_text(obj, "merchant"),
-        date=_date(obj.get("date")),
-        subtotal=_amount(obj, "subtotal"),
-        tax_total=_amount(obj, "tax_total"),
-        total=_amount(obj, "total"),
-        currency=_currency(obj.get("currency")),
-        receipt_number=_text(obj, "receipt_number", numbers_ok=True),
+        merchant=_text(merchant, "merchant"),
+        date=_date(date),
+        subtotal=to_amount(subtotal, "subtotal"),
+        tax_total=to_amount(tax_total, "tax_total"),
+        total=to_amount(total, "total"),
+        currency=_currency(currency),
+        receipt_number=_text(receipt_number, "receipt_number", numbers_ok=True),
     )
     return Verdict(
         fields=fields,
-        line_items=_line_items(obj.get("line_items")),
-        risk=_risk(obj.get("risk")),
-        reasons=_reasons(obj.get("reasons")),
+        line_items=_line_items(line_items),
+        risk=_risk(risk),
+        reasons=_reasons(reasons),
     )
+
+
+class _Answer(msgspec.Struct):
+    """The keys ``parse_answer`` reads, each decoded as json would decode it (``Any``); other
+    keys are skipped without being built."""
+
+    merchant: Any = None
+    date: Any = None
+    subtotal: Any = None
+    tax_total: Any = None
+    total: Any = None
+    currency: Any = None
+    receipt_number: Any = None
+    line_items: Any = None
+    risk: Any = None
+    reasons: Any = None
+
+
+_answer_decoder = msgspec.json.Decoder(_Answer)
+
+
+def _typed_object(text: str) -> _Answer | None:
+    """The fast path of ``extract_json_object``: the first candidate chunk, from its first
+    ``{`` to its last ``}``, decoded by msgspec in one go. When that span is one JSON object
+    it is the very object ``extract_json_object`` returns (an object ends at its own closing
+    brace, so the value starting at that ``{`` is the whole span), and msgspec gives each
+    value json's: it accepts no input json rejects (json additionally takes NaN/Infinity and
+    lone surrogates, which msgspec refuses). Anything else -- prose with braces after the
+    object, a first ``{`` that starts no object, NaN, a top-level key written twice with a
+    nested object (msgspec keeps the last, like json) -- gives None: the general path decides.
+    """
+    if not isinstance(text, str):
+        return None
+    fence = _FENCE_RE.search(text) if "```" in text else None
+    chunk = fence.group(1) if fence is not None else text
+    start = chunk.find("{")
+    end = chunk.rfind("}")
+    if start < 0 or end < start:
+        return None
+    try:
+        return _answer_decoder.decode(chunk[start:end + 1])
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
 
 
 def extract_json_object(text: str) -> dict[str, Any]:
@@ -80,12 +141,19 @@ def extract_json_object(text: str) -> dict[str, Any]:
     raise AnswerError("no JSON object in the answer")
 
 
+_NULL_MAX = max(map(len, _NULL_WORDS))
+
+
 def _is_null(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value.strip().lower() in _NULL_WORDS)
+    if value is None:
+        return True
+    if not isinstance(value, str):
+        return False
+    value = value.strip()
+    return len(value) <= _NULL_MAX and value.lower() in _NULL_WORDS
 
 
-def _text(obj: dict[str, Any], key: str, *, numbers_ok: bool = False) -> str | None:
-    value = obj.get(key)
+def _text(value: Any, key: str, *, numbers_ok: bool = False) -> str | None:
     if _is_null(value):
         return None
     if isinstance(value, bool):
@@ -119,11 +187,13 @@ def _currency(value: Any) -> str | None:
     if not isinstance(value, str):
         raise AnswerError(f"currency: expected a string, got {type(value).__name__}")
     value = value.strip()
-    return value.upper() if re.fullmatch(r"[A-Za-z]{3}", value) else value
+    return value.upper() if _CURRENCY_RE.fullmatch(value) else value
 
 
 def to_amount(value: Any, what: str = "amount") -> float | None:
     """A number, or a numeric string by the documented rules; None for null words."""
+    if type(value) is float and math.isfinite(value):  # the usual case, first
+        return value
     if _is_null(value):
         return None
     if isinstance(value, bool):
@@ -149,10 +219,6 @@ def to_amount(value: Any, what: str = "amount") -> float | None:
     return number
 
 
-def _amount(obj: dict[str, Any], key: str) -> float | None:
-    return to_amount(obj.get(key), key)
-
-
 def _risk(value: Any) -> float | None:
     risk = to_amount(value, "risk")
     if risk is not None and not 0.0 <= risk <= 1.0:
@@ -170,10 +236,10 @@ def _line_items(value: Any) -> list[LineItem] | None:
     for n, raw in enumerate(value):
         if not isinstance(raw, dict):
             raise AnswerError(f"line_items[{n}]: expected an object, got {type(raw).__name__}")
-        description = _text(raw, "description")
-        quantity = to_amount(raw.get("quantity"), f"line_items[{n}].quantity")
-        unit_price = to_amount(raw.get("unit_price"), f"line_items[{n}].unit_price")
-        total = to_amount(raw.get("total"), f"line_items[{n}].total")
+        description = _text(raw.get("description"), "description")
+        quantity = _item_amount(raw.get("quantity"), n, "quantity")
+        unit_price = _item_amount(raw.get("unit_price"), n, "unit_price")
+        total = _item_amount(raw.get("total"), n, "total")
         if total is None and quantity is not None and unit_price is not None:
             total = round(quantity * unit_price, 2)
         if not description or total is None:
@@ -182,6 +248,16 @@ def _line_items(value: Any) -> list[LineItem] | None:
             LineItem(description=description, total=total, quantity=quantity, unit_price=unit_price)
         )
     return items
+
+
+def _item_amount(value: Any, n: int, key: str) -> float | None:
+    """``to_amount`` of a line item's value, naming it only when there is something to say."""
+    kind = type(value)
+    if kind is float and math.isfinite(value):
+        return value  # type: ignore[no-any-return]
+    if kind is int or value is None:
+        return None if value is None else float(value)
+    return to_amount(value, f"line_items[{n}].{key}")
 
 
 def _reasons(value: Any) -> list[Reason]:
@@ -208,7 +284,8 @@ def _reasons(value: Any) -> list[Reason]:
         text = " ".join(text.split())[:MAX_REASON_CHARS]
         if not text:
             continue
-        tags.extend(_TAG_RE.findall(text))
+        if "@" in text:
+            tags.extend(_TAG_RE.findall(text))
         fields = [t for t in dict.fromkeys(tags) if t in FIELD_TAGS]
         out.append(Reason(text=text, kind="opinion", fields=fields))
         if len(out) == MAX_REASONS:

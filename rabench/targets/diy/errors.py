@@ -111,7 +111,7 @@ def model_matches(pinned: str, answered: str | None, *, strip_prefix: bool = Fal
     ``provider/`` prefix are ignored. A missing model id can't be checked and is
     accepted. Anything else is a different model: no silent fallback.
     """
-    if not answered:
+    if not answered or answered == pinned:
         return True
 
     def norm(model: str) -> str:
