@@ -32,6 +32,7 @@ office
 
 # Settings of the fpdf2 library, set on its object.
 core_fonts_encoding
+c_margin  # (rabench/cases/ap/render.py)
 xmp_metadata
 
 # The catalogue of allowed values, kept beside the code that uses the values one by one.
