@@ -26,7 +26,29 @@ def format_table(res: AuditResult) -> str:
     return "\n".join(lines)
 
 
+def _run_ap(args: argparse.Namespace) -> int:
+    from rabench.cases.ap.audit import audit_ap_suite, format_ap_table
+
+    res = audit_ap_suite(Path(args.dir))
+    print(f"{args.dir}: {res.n_cases} ap cases; ROC AUC of each signal alone (cases not to be paid vs the rest; "
+          "fraud vs the rest), max(auc, 1-auc), ties half")
+    print(format_ap_table(res))
+    bad = res.failures(args.threshold)
+    for r in bad:
+        extra = f" ({r.detail})" if r.detail else ""
+        print(f"LEAK: {r.signal} separates {r.group} with AUC {r.auc:.3f} > {args.threshold}{extra}", file=sys.stderr)
+    if bad:
+        return 1
+    print(f"no signal above {args.threshold}")
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
+    from rabench.cases.manifest import MANIFEST, read_header
+
+    manifest = Path(args.dir) / MANIFEST
+    if manifest.is_file() and read_header(manifest).suite == "ap":
+        return _run_ap(args)
     res = audit_suite(Path(args.dir))
     print(f"{args.dir}: {res.n_cases} base cases; ROC AUC of each signal alone, max(auc, 1-auc), ties half")
     print(format_table(res))
@@ -49,7 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "JPEG quality, EXIF present, any Software/Producer/CreatorTool tag, font family from the 'font' tag, "
         "colour statistics) print the ROC AUC of that signal alone for genuine vs fake base cases, overall and "
         "per fake class (each class against genuine receipts of the same capture kinds). Exit 1 if any "
-        f"exceeds the threshold (default {THRESHOLD}).",
+        f"exceeds the threshold (default {THRESHOLD}). For an ap suite: template, language, currency, format, "
+        "document roles, e-mail headers, amounts, sizes and every single word of the e-mails and invoices, "
+        "risky vs safe cases overall, per family, and fraud vs the rest (docs/ap.md).",
     )
     p.add_argument("dir", help="suite folder containing manifest.jsonl")
     p.add_argument("--threshold", type=float, default=THRESHOLD, help="highest acceptable AUC (default 0.70)")

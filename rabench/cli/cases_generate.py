@@ -20,6 +20,14 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1")
     start = time.perf_counter()
     kwargs = dict(split=args.split, size=args.size, seed=args.seed, workers=args.workers)
+    if args.suite == "ap":
+        from rabench.cases.ap.generate import generate_ap_suite
+
+        summary = generate_ap_suite(out, split=args.split, size=args.size, seed=args.seed, workers=args.workers,
+                                    progress=plain_progress())
+        print(f"{out}: {summary['cases']} ap cases, {float(summary['bytes']) / 1e6:.1f} MB, split {summary['split']} "
+              f"seed {summary['seed']}, {time.perf_counter() - start:.1f} s")
+        return 0
     if sys.stderr.isatty():
         from rich.progress import Progress
 
@@ -38,12 +46,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     seeds = ", ".join(f"{k}={v}" for k, v in SEEDS.items())
     p = sub.add_parser(
         "generate",
-        help="Generate the synthetic receipt suite (genuine, 6 fake classes, duplicates, hard negatives).",
+        help="Generate a synthetic suite: receipts (genuine, 6 fake classes, duplicates, hard negatives) or "
+        "--suite ap (AP invoice bundles).",
         description="Write a deterministic synthetic RA-Bench receipt suite to OUT (manifest.jsonl + files/). "
         f"Same split/seed and library versions give byte-identical files. Seeds: {seeds}. Sizes: "
         + ", ".join(f"{k} (~{s.genuine + 6 * s.per_fake + s.hard_negatives + s.transforms} cases)" for k, s in SIZES.items())
         + ". See docs/cases.md.",
     )
+    p.add_argument("--suite", choices=["receipt", "ap"], default="receipt",
+                   help="receipt (default) or ap: accounts-payable invoice bundles, five task families "
+                   "(seeds dev=20260101, test=20260202, sample=20260303; docs/ap.md)")
     p.add_argument("--split", choices=sorted(SEEDS), required=True,
                    help="dev: for fitting anything; test: for benchmarking; sample: the small committed suite")
     p.add_argument("--seed", type=int, default=None, help="override the split's documented seed")

@@ -127,3 +127,19 @@ def test_case_document_names_are_unique_and_safe():
     raw["documents"] = [doc | {"name": "../x"}]
     with pytest.raises(msgspec.ValidationError, match="is not 1-64 ASCII"):
         msgspec.json.decode(json.dumps(raw), type=APCase)
+
+
+def test_vocabulary_tuples_are_the_literal_values():
+    """The tuples code iterates over and the Literal types msgspec checks never drift apart."""
+    from typing import get_args
+
+    from rabench.contracts import ap
+
+    pairs = [(ap.DECISIONS, ap.Decision), (ap.FAMILIES, ap.Family), (ap.DIFFICULTIES, ap.Difficulty),
+             (ap.OUTCOME_CLASSES, ap.OutcomeClass), (ap.REASON_CODES, ap.ReasonCode),
+             (ap.DISCREPANCY_KINDS, ap.DiscrepancyKind), (ap.LINK_KINDS, ap.LinkKind), (ap.DOC_ROLES, ap.DocRole),
+             (ap.FIELD_NAMES, ap.FieldName)]
+    for values, literal in pairs:
+        assert values == get_args(literal)
+    assert set(ap.FAMILY_LETTER) == set(ap.FAMILIES) and sorted(ap.FAMILY_LETTER.values()) == list("ABCDE")
+    assert ap.FRAUD_CLASSES < set(ap.OUTCOME_CLASSES) and ap.AMOUNT_FIELDS < set(ap.FIELD_NAMES)

@@ -1,0 +1,175 @@
+"""Family D: the AP inbox. An invoice arrives with an e-mail thread; is the request genuine?
+
+Every variant draws the same phrase features (urgency, "reply by e-mail", "call me on", a
+request to skip a control, a thread history) with the same probabilities; what differs is who
+really sent it (domain against the vendor master, Reply-To, Authentication-Results), which
+account the invoice pays, whether the payee is an approved vendor and whether a callback went
+to the number on file. Benign twins: urgent but genuine vendor mail, a genuine bank change with
+a verified approval trail, a genuine executive asking to expedite an approved invoice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+from rabench.cases.ap import emails as em
+from rabench.cases.ap.common import FRAUD_ACCEPT, World, add_policy, invoice_doc, make_label
+from rabench.cases.ap.invoices import money, new_invoice
+from rabench.cases.ap.ledger import approval_record, history, ledger_csv, vendor_master
+from rabench.cases.ap.vendors import (
+    AP_STAFF, EXECUTIVES, lookalike_domain, make_vendor, new_account, other_phone, paper_iban, slug,
+)
+from rabench.contracts.ap import APLabel
+
+INBOX_VARIANTS = {"routine": 0.12, "urgent_genuine": 0.12, "bank_change_verified": 0.18, "exec_genuine": 0.08,
+                  "lookalike_bank": 0.16, "replyto_spoof": 0.10, "ceo_fraud": 0.14, "callback_trap": 0.10}
+SILENT_SWAP = 0.3  # of fraudulent bank changes: the doctored invoice alone carries the new account
+_BANK = {"bank_change_verified", "lookalike_bank", "replyto_spoof", "callback_trap"}
+_EXEC = {"exec_genuine", "ceo_fraud"}
+_FRAUD = {"lookalike_bank", "replyto_spoof", "ceo_fraud", "callback_trap"}
+
+
+def inbox_bec(w: World, variant: str) -> APLabel:
+    rng, v, b = w.rng, w.vendor, w.buyer
+    fraud = variant in _FRAUD
+    # Phrase features: drawn first, alike for every variant.
+    urgent = rng.random() < 0.5 or variant == "urgent_genuine"
+    email_only = rng.random() < 0.3
+    call_us = rng.random() < 0.35 or variant == "callback_trap"
+    skip = rng.random() < 0.25
+    history_len = int(rng.choice([1, 1, 2, 2, 3]))
+    staff_name, staff_local = AP_STAFF[int(rng.integers(len(AP_STAFF)))]
+    ap_addr = f"{staff_local}@{b.domain}"
+    payee = v
+    if variant == "ceo_fraud":
+        payee = make_vendor(rng, f"V-{int(rng.integers(99000, 99999))}")  # not in the vendor master
+    po = f"PO-45{int(rng.integers(10000, 99999))}" if (variant != "ceo_fraud" and rng.random() < 0.8) or \
+        (variant == "ceo_fraud" and rng.random() < 0.3) else None
+    inv = new_invoice(rng, payee, b, w.issued, po_number=po)
+    reasons: list[str] = []
+    approval = None
+    if variant in _BANK:
+        new = new_account(rng, v.country if rng.random() < 0.75 or v.country == "US" else str(rng.choice(["GB", "NL", "DE"])))
+        inv = replace(inv, account=new)
+        reasons.append("bank_account_changed")
+        if new.country != v.country:
+            reasons.append("bank_country_mismatch")
+        requested = inv.issued - timedelta(days=int(rng.integers(0, 6)))
+        if variant == "bank_change_verified":
+            approval = approval_record(rng, v, new, requested, via="email", called=v.phone, outcome="confirmed",
+                                       approver2=True)
+        else:
+            reasons.append("bank_change_unverified")
+    contact = v.contacts[0]
+    phone = v.phone
+    if fraud and variant != "ceo_fraud":
+        phone = other_phone(rng, v)
+        if variant == "callback_trap":
+            approval = approval_record(rng, v, inv.account, inv.issued - timedelta(days=2), via="email", called=phone,
+                                       outcome="confirmed", approver2=rng.random() < 0.5)
+        elif variant == "lookalike_bank" and rng.random() < 0.3:
+            approval = approval_record(rng, v, inv.account, inv.issued, via="email", called=None, outcome="",
+                                       approver2=False)
+    # Who sends the newest message.
+    sender_name, sender, reply_to, aligned = contact.name, contact.email, None, True
+    if variant in ("lookalike_bank", "callback_trap"):
+        sender = f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
+        reasons += ["sender_domain_mismatch", "lookalike_domain", "display_name_spoof"]
+    elif variant == "replyto_spoof":
+        reply_to = f"{slug(contact.name).replace('-', '.')}@{str(rng.choice(em.FREEMAIL))}" if rng.random() < 0.5 \
+            else f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
+        aligned = False
+        reasons.append("reply_to_mismatch")
+    exec_name, exec_title = EXECUTIVES[int(rng.integers(len(EXECUTIVES)))]
+    if variant in _EXEC:
+        sender_name = exec_name
+        local = slug(exec_name).replace("-", ".")
+        sender = f"{local}@{b.domain}"
+        if variant == "ceo_fraud":
+            sender = f"{local}@{lookalike_domain(b.domain, rng)}" if rng.random() < 0.6 else \
+                f"{local}.office@{str(rng.choice(em.FREEMAIL))}"
+            reasons += ["executive_impersonation", "display_name_spoof", "sender_domain_mismatch",
+                        "vendor_not_in_master"]
+    amount = money(inv.total, inv.currency, payee.country, code=True)
+    parts: list[str] = []
+    if variant in _EXEC:
+        parts.append(str(rng.choice(em.EXEC_ASK)).format(vendor=payee.name))
+        parts.append(f"Invoice {inv.number}, {amount}.")
+    else:
+        parts.append(str(rng.choice(em.SEND_INVOICE)).format(number=inv.number, amount=amount))
+    shown = paper_iban(inv.account.number) if inv.account.is_iban else inv.account.number
+    mention = rng.random()
+    talks_bank = True
+    if variant in _BANK and (variant == "bank_change_verified" or mention >= SILENT_SWAP):
+        parts.append(str(rng.choice(em.BANK_CHANGE)).format(bank=inv.account.bank, account=shown))
+        if rng.random() < 0.4:
+            parts.append(str(rng.choice(em.BANK_FORM)))
+    elif mention < (0.75 if variant in ("routine", "urgent_genuine") else 0.5):
+        # Genuine mail talks about bank details too (and a silent swap may point at "the usual account").
+        parts.append(str(rng.choice(em.BANK_SAME)).format(bank=inv.account.bank, account=shown))
+    else:
+        talks_bank = False
+    if urgent:
+        parts.append(str(rng.choice(em.URGENCY)))
+        reasons.append("urgency_pressure")
+    if skip:
+        parts.append(str(rng.choice(em.SKIP_CONTROL)))
+        reasons.append("policy_bypass_pressure")
+    if email_only:
+        parts.append(str(rng.choice(em.EMAIL_ONLY)))
+        if variant in _BANK and fraud:
+            reasons.append("callback_discouraged")
+    if call_us:
+        parts.append(str(rng.choice(em.CALL_US)).format(phone=phone))
+        if phone != v.phone and variant != "ceo_fraud":
+            reasons.append("callback_number_changed")
+    signature = [exec_title, b.entity] if variant in _EXEC else [v.name, phone, f"www.{v.domain}"]
+    to_name = staff_name
+    sent = datetime(w.submitted.year, w.submitted.month, w.submitted.day, int(rng.integers(6, 20)),
+                    int(rng.integers(0, 60)), tzinfo=UTC)
+    newest = em.Mail(sender_name, sender, to_name, ap_addr, sent,
+                     em.subject_for(rng, inv.number, reply=history_len > 1,
+                                    kind="exec" if variant in _EXEC else ("bank" if talks_bank else "invoice")),
+                     em.body(rng, to_name, parts, sender_name, signature), reply_to=reply_to,
+                     mailer=em.MAILERS[int(rng.integers(len(em.MAILERS)))],
+                     auth=em.auth_results(b.domain, sender.split("@")[1], aligned=aligned))
+    mails = []
+    if history_len > 1:  # an earlier, genuine exchange with the real vendor (threads get hijacked)
+        earlier = sent - timedelta(days=int(rng.integers(20, 45)))
+        old_number = f"{inv.number[:-2]}{int(rng.integers(10, 99))}"
+        mails.append(em.Mail(contact.name, contact.email, to_name, ap_addr, earlier,
+                             em.subject_for(rng, old_number, reply=False, kind="invoice"),
+                             em.body(rng, to_name, [str(rng.choice(em.SEND_INVOICE)).format(
+                                 number=old_number, amount=money(inv.total // 2, inv.currency, v.country, code=True))],
+                                 contact.name, [v.name, v.phone])))
+        if history_len > 2:
+            mails.append(em.Mail(staff_name, ap_addr, contact.name, contact.email,
+                                 (earlier + timedelta(hours=int(rng.integers(2, 30)))),
+                                 "RE: " + mails[0].subject,
+                                 em.body(rng, contact.name, [str(rng.choice(em.REPLY_OK))], staff_name,
+                                         ["Accounts Payable", b.entity])))
+    mails.append(newest)
+    name, fields, items = invoice_doc(w, inv)
+    inv_doc = w.docs[-1]
+    w.add("thread.eml", em.thread_eml(rng, mails, attachment=(f"{inv.number.replace('/', '-')}.{name.split('.')[-1]}",
+                                                                inv_doc.data, inv_doc.media_type)),
+          "message/rfc822", "email")
+    if approval is not None:
+        w.add("approval.json", approval, "application/json", "approval")
+    w.add("vendor_master.json", vendor_master([v] + w.others[:4], w.submitted), "application/json", "vendor_master")
+    entries = history(rng, v, w.ids, inv.issued, months=int(rng.integers(4, 14)))
+    for o in w.others[:2]:
+        entries += history(rng, o, w.ids, inv.issued, months=int(rng.integers(2, 8)))
+    w.add("ledger.csv", ledger_csv(entries), "text/csv", "ledger")
+    add_policy(w)
+    difficulty = {"routine": "easy", "urgent_genuine": "medium", "bank_change_verified": "hard",
+                  "exec_genuine": "hard", "lookalike_bank": "hard", "replyto_spoof": "hard", "ceo_fraud": "medium",
+                  "callback_trap": "expert"}[variant]
+    if fraud:
+        outcome = "impersonation" if variant == "ceo_fraud" else "bank_fraud"
+        return make_label("inbox_bec", difficulty, outcome, "ESCALATE_FRAUD", FRAUD_ACCEPT, subject=name,
+                          fields=fields, items=items, reasons=reasons)
+    return make_label("inbox_bec", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields, items=items,
+                      reasons=reasons, twin=variant != "routine")
+
