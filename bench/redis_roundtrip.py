@@ -10,8 +10,8 @@ in one run, against a throw-away ``redis-server`` (rabench.cluster.redis_proc), 
   the rate is set high enough never to make a call wait, so the figure is pure overhead;
 * the duplicate network: ``lookup_and_add`` for MemoryStore, SqliteStore (a file in a temp dir)
   and RedisStore, on fingerprints that share no key (the one-round-trip path) and on look-alikes
-  (every 4th a copy of an earlier purchase, all sharing a handful of dates: two round trips and a
-  decision over candidates).
+  (every 4th a copy of an earlier purchase; dates drawn from one year, so receipts of the same day
+  are candidates too: two round trips and a decision over candidates).
 
     .venv/bin/python bench/redis_roundtrip.py [--calls 20000] [--fingerprints 5000]
 
@@ -53,12 +53,16 @@ async def _gate_us(gate: ProviderGate, calls: int, concurrency: int) -> float:
     return (time.perf_counter() - t0) / (per_task * concurrency) * 1e6
 
 
-def gate_us(url: str | None, calls: int, concurrency: int, rounds: int) -> float:
-    async def main() -> float:
-        gate = ProviderGate("bench", Limits(concurrency=concurrency, rpm=RPM, shared=url))
+def gate_us(url: str | None, calls: int, concurrency: int, rounds: int) -> tuple[float, float]:
+    """(us per acquire+release, Redis round trips per call: 2 unless a call found the cap full)."""
+    async def main() -> tuple[float, float]:
+        gate = ProviderGate(f"bench-{concurrency}", Limits(concurrency=concurrency, rpm=RPM, shared=url))
         try:
             await _gate_us(gate, min(calls, 500), concurrency)  # warm: scripts loaded, pool filled
-            return min([await _gate_us(gate, calls, concurrency) for _ in range(rounds)])
+            before = gate._shared.round_trips if gate._shared is not None else 0
+            best = min([await _gate_us(gate, calls, concurrency) for _ in range(rounds)])
+            trips = (gate._shared.round_trips - before) / (rounds * calls) if gate._shared is not None else 0.0
+            return best, trips
         finally:
             await gate.aclose()
 
@@ -93,6 +97,17 @@ def ping_us(url: str, n: int, rounds: int) -> tuple[float, float]:
     return best_sync, asyncio.run(run())
 
 
+def server_us(url: str) -> str:
+    """Redis's own time per script call since the last reset (INFO commandstats), then reset."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    stats = client.info("commandstats").get("cmdstat_evalsha", {"calls": 0, "usec_per_call": 0.0})
+    client.config_resetstat()
+    client.close()
+    return f"server {stats['usec_per_call']:.1f} us per script call"
+
+
 def fingerprints(n: int, lookalikes: bool, seed: int = 3) -> list[tuple[str, Fingerprint]]:
     rng = random.Random(seed)
     out: list[tuple[str, Fingerprint]] = []
@@ -104,7 +119,7 @@ def fingerprints(n: int, lookalikes: bool, seed: int = 3) -> list[tuple[str, Fin
         else:
             fp = Fingerprint(
                 sha256=f"{rng.getrandbits(256):064x}", phash=rng.getrandbits(64), merchant=f"shop {i}",
-                date=f"2024-05-{1 + rng.randrange(5):02d}" if lookalikes else f"d{i}",
+                date=f"2024-{1 + rng.randrange(12):02d}-{1 + rng.randrange(28):02d}" if lookalikes else f"d{i}",
                 total=rng.randrange(100, 100000) + (0 if lookalikes else 10**6 * i),
                 receipt_number=f"n{i}", items=tuple(sorted(rng.randrange(100, 5000) for _ in range(3))),
             )
@@ -136,18 +151,20 @@ def main(argv: list[str] | None = None) -> None:
         sync_rt, async_rt = ping_us(url, args.calls // 4, args.rounds)
         print(f"bare round trip (PING): sync client {sync_rt:8.1f}   asyncio client {async_rt:8.1f}")
         for conc in (1, 8):
-            local = gate_us(None, args.calls, conc, args.rounds)
-            shared = gate_us(url, args.calls, conc, args.rounds)
+            local, _ = gate_us(None, args.calls, conc, args.rounds)
+            server_us(url)
+            shared, trips = gate_us(url, args.calls, conc, args.rounds)
             print(f"gate acquire+release, {conc} at once: in-process {local:8.1f}   shared (Redis) {shared:8.1f}"
-                  f"   ratio {shared / local:6.1f}x")
+                  f"   ratio {shared / local:6.1f}x   ({trips:.2f} round trips per call; {server_us(url)})")
         for kind, lookalikes in (("no shared key", False), ("look-alikes", True)):
             entries = fingerprints(args.fingerprints, lookalikes)
             mem, m_found = store_us(lambda r: MemoryStore(), entries, args.rounds)
             sql, s_found = store_us(lambda r: SqliteStore(Path(tmp) / f"{kind}-{r}.sqlite"), entries, args.rounds)
+            server_us(url)
             red, r_found = store_us(lambda r: RedisStore(url, f"bench-{kind}", r), entries, args.rounds)
             assert m_found == r_found == s_found, (m_found, r_found, s_found)
             print(f"lookup_and_add, {len(entries)} {kind} ({r_found} matches): memory {mem:8.1f}   "
-                  f"sqlite {sql:8.1f}   redis {red:8.1f}   redis/memory {red / mem:6.1f}x")
+                  f"sqlite {sql:8.1f}   redis {red:8.1f}   redis/memory {red / mem:6.1f}x   ({server_us(url)})")
 
 
 if __name__ == "__main__":
