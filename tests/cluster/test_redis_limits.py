@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import redis
+import redis.asyncio
 
 from rabench.cluster.redis_limits import SharedLimits, gcra, keys_of
 from rabench.contracts.targets_config import Defaults, ProviderTable, TargetsConfig, parse_targets_config
@@ -188,3 +189,22 @@ def test_one_round_trip_per_acquire_and_one_per_release_when_a_slot_is_free(redi
             await gate.aclose()
 
     assert asyncio.run(calls()) == 40
+
+
+def test_an_adaptive_gate_takes_its_local_slot_then_the_shared_one(redis_url):
+    from rabench.run.adaptive import AdaptiveGate
+
+    async def calls() -> tuple[int, int]:
+        gate = AdaptiveGate("adaptive-shared", Limits(concurrency=2, rpm=60000, shared=redis_url))
+        leases, _ = keys_of("adaptive-shared")
+        client = redis.asyncio.Redis.from_url(redis_url)
+        try:
+            async with gate:
+                held = await client.zcard(leases)
+            assert gate._shared is not None
+            return held, gate._shared.round_trips
+        finally:
+            await gate.aclose()
+            await client.aclose()
+
+    assert asyncio.run(calls()) == (1, 2)
