@@ -41,6 +41,8 @@ class APField(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
 
 
 class APLineItem(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+    """One invoice line as read: description, line total, and quantity and unit price if printed."""
+
     description: str
     total: float
     quantity: float | None = None

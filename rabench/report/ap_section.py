@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rabench.contracts import Row
 
-TASKS = ("ap_extraction", "ap_evidence", "ap_decision", "ap_findings", "ap_calibration")
+from rabench.score.metrics import AP_TASKS as TASKS
 
 
 def is_ap(rows: Sequence[Row]) -> bool:

@@ -87,6 +87,7 @@ METRICS: list[Metric] = [
 ]
 
 # AP suites (docs/methodology-ap.md). Field names from rabench.contracts.ap.FIELD_NAMES.
+AP_TASKS = ("ap_extraction", "ap_evidence", "ap_decision", "ap_findings", "ap_calibration")
 AP_FIELDS = ("vendor_name", "vendor_vat_id", "invoice_number", "invoice_date", "due_date", "currency",
              "subtotal", "tax", "total", "po_number", "bank_account", "bank_code")
 METRICS += [
