@@ -17,9 +17,10 @@ about 650 B per outcome here).
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 import numpy as np
@@ -66,20 +67,30 @@ def _label(case: Case) -> CaseLabelView:
 
 
 class _Strings:
-    """Every text (reasons, fields, errors) once, numbered in the order first met."""
+    """Every text (reasons, fields, errors) once, numbered in the order first met.
 
-    def __init__(self) -> None:
-        self.strings: list[str] = []
-        self._index: dict[str, int] = {}
+    The texts go straight to ``spool`` (JSON, comma-separated: the file's ``strings``
+    array); only a 16-byte blake2b digest of each is kept to find it again (a text repeats
+    for a run's repetitions and targets, but most fields texts are new: holding them took
+    about 100 B per outcome). Two different texts share a digest with odds of about
+    n^2 / 2^129: never, for any run."""
+
+    def __init__(self, spool: IO[bytes]) -> None:
+        self.n = 0
+        self._index: dict[bytes, int] = {}
+        self._spool = spool
+        self._encode = msgspec.json.Encoder().encode
 
     def __call__(self, text: str | None) -> int:
         if not text:
             return -1
         text = text[:MAX_TEXT]
-        k = self._index.get(text)
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        k = self._index.get(key)
         if k is None:
-            k = self._index[text] = len(self.strings)
-            self.strings.append(text)
+            k = self._index[key] = self.n
+            self._spool.write(b"," + self._encode(text) if self.n else self._encode(text))
+            self.n += 1
         return k
 
 
@@ -177,28 +188,28 @@ def _strata(inp: ScoreInput) -> tuple[list[str], list[list[int]]]:
 def write(inp: ScoreInput, out_dir: Path, *, thumbnails: bool = True) -> Path:
     """Write ``out_dir/cases.json`` (a CasesFile) case by case.
 
-    Memory: each target's runs in flat arrays (``_TargetRuns``) and the string table;
-    each case's view (its runs, its thumbnail) is built, encoded and written to a spool
-    file, then dropped. The string table comes before the cases in the file, so the
-    cases are spooled and copied in after it. The bytes are those of
+    Memory: each target's runs in flat arrays (``_TargetRuns``) and a digest per text;
+    the texts and each case's view (its runs, its thumbnail) are encoded and written to
+    two spool files as they come, which are then copied into the file in its order. The bytes are those of
     ``msgspec.json.encode(CasesFile(...))`` with the same content (tested against the
     plain build that held every case)."""
     import os
 
     thumbnails = thumbnails and not os.environ.get(NO_THUMBNAILS_ENV)
-    s = _Strings()
+    path = Path(out_dir) / "cases.json"
+    strings_path = path.with_name(".cases.json.strings")
+    spool_path = path.with_name(".cases.json.cases")
+    part_path = path.with_name(".cases.json.part")
     tables = _Table()
     strata, member = _strata(inp)
     targets = [t.id for t in inp.targets]
-    runs = [_TargetRuns(t, s, tables) for t in inp.targets]
-    cases_of = [np.asarray(t.case) for t in inp.targets]
-    sorted_case = [c[r.order] for c, r in zip(cases_of, runs)]
-    path = Path(out_dir) / "cases.json"
-    spool_path = path.with_name(".cases.json.cases")
-    part_path = path.with_name(".cases.json.part")
     enc = msgspec.json.Encoder()
     buf = bytearray()
     try:
+        with open(strings_path, "wb") as strings_spool:
+            s = _Strings(strings_spool)
+            runs = [_TargetRuns(t, s, tables) for t in inp.targets]
+        sorted_case = [np.asarray(t.case)[r.order] for t, r in zip(inp.targets, runs)]
         with open(spool_path, "wb") as spool:
             for i, case in enumerate(inp.cases.cases):
                 per_target: list[list[RunView]] = []
@@ -218,15 +229,24 @@ def write(inp: ScoreInput, out_dir: Path, *, thumbnails: bool = True) -> Path:
                 enc.encode_into(view, buf, -1)
                 spool.write(buf)
         head = enc.encode(CasesFile(format=FORMAT, suite=inp.suite_name, targets=targets, strata=strata,
-                                    flag_at=0.5, strings=s.strings, cases=[]))
-        cut = head.rindex(b'"cases":[]') + len(b'"cases":[')
-        with open(part_path, "wb") as out, open(spool_path, "rb") as spool:
-            out.write(head[:cut])
-            for block in iter(lambda: spool.read(1 << 20), b""):
-                out.write(block)
-            out.write(head[cut:] + b"\n")
+                                    flag_at=0.5, strings=[], cases=[]))
+        # ..."strings":[],"cases":[],"contracts_version":N}: each array filled from its spool
+        at_strings = head.rindex(b'"strings":[],"cases":[]') + len(b'"strings":[')
+        at_cases = at_strings + len(b'],"cases":[')
+        with open(part_path, "wb") as out:
+            out.write(head[:at_strings])
+            _copy(strings_path, out)
+            out.write(head[at_strings:at_cases])
+            _copy(spool_path, out)
+            out.write(head[at_cases:] + b"\n")
         os.replace(part_path, path)
     finally:
-        spool_path.unlink(missing_ok=True)
-        part_path.unlink(missing_ok=True)
+        for p in (strings_path, spool_path, part_path):
+            p.unlink(missing_ok=True)
     return path
+
+
+def _copy(path: Path, out: IO[bytes]) -> None:
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            out.write(block)
