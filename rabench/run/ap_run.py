@@ -79,6 +79,9 @@ async def _one(target: Target, lc: LoadedAPCase, rep: int, gate: ProviderGate, c
         result = CallResult("error", 0, None, error=f"cannot prepare a document of {lc.case.id}: {exc}")
     else:
         result = await call_target(target, request, gate, timeout_s=timeout_s, policy=policy)
+        if result.status == "ok" and result.ap_verdict is None:  # e.g. a receipt-only target
+            result = CallResult("invalid_output", result.attempts, result.latency_s, usage=result.usage,
+                                error="the target answered a receipt Verdict, not an APVerdict")
     writer.write(Outcome(
         run_id=run_id, case_id=lc.case.id, target=target.info.id, repetition=rep,
         status=result.status,  # type: ignore[arg-type]

@@ -77,3 +77,19 @@ def test_bench_kind_ap_runs_scores_and_reports(tmp_path, monkeypatch):
     doc = output.decode((report / "rows.json").read_bytes())
     assert {r.metric for r in doc.rows if r.task == "ap_decision"} >= {"unsafe_release_rate", "expected_cost_per_1000"}
     assert main(["bench", "--kind", "ap", "--suite", str(suite), "--real", str(tmp_path)]) == 2
+
+
+def test_an_ap_run_resumes_and_a_receipt_target_is_invalid_output(tmp_path):
+    suite = tmp_path / "suite"
+    cases = write_bundle_suite(suite, n=7)
+    out = tmp_path / "run"
+    args = ["run", "--suite", str(suite), "--out", str(out), "--progress", "none", "--cache", str(tmp_path / "c"),
+            "--target", "self", "--target", "null"]
+    assert main(args) == 0
+    first = (out / "outcomes.jsonl").read_bytes()
+    assert main([*args[:5], "--resume", "--progress", "none", "--cache", str(tmp_path / "c")]) == 0
+    assert (out / "outcomes.jsonl").read_bytes() == first  # nothing left to run, nothing re-run
+    outcomes = [msgspec.json.decode(x, type=Outcome) for x in first.splitlines()]
+    assert len(outcomes) == 2 * len(cases)
+    assert {o.status for o in outcomes if o.target == "null"} == {"invalid_output"}
+    assert {o.status for o in outcomes if o.target == "self"} == {"ok"}
