@@ -40,7 +40,8 @@ PROBE = (
     "import resource, sys\n"
     "from rabench.cli.main import main\n"
     "rc = main(sys.argv[1:])\n"
-    "print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    "ru = resource.getrusage(resource.RUSAGE_SELF)\n"
+    "print('MAXRSS', ru.ru_maxrss, ru.ru_utime + ru.ru_stime)\n"
     "sys.exit(rc)\n"
 )
 
@@ -64,8 +65,8 @@ def make_suite(root: Path, n: int, files: int = 20) -> Path:
     return root
 
 
-def run_once(tmp: Path, suite: Path, repeat: int) -> tuple[float, float, int]:
-    """(peak RSS MB, seconds, units written) of one ``rabench run`` process."""
+def run_once(tmp: Path, suite: Path, repeat: int) -> tuple[float, float, int, float]:
+    """(peak RSS MB, seconds, units written, CPU seconds) of one ``rabench run`` process."""
     out = tmp / f"run-r{repeat}"
     argv = [sys.executable, "-c", PROBE, "run", "--suite", str(suite), "--target", "null",
             "--repeat", str(repeat), "--out", str(out), "--progress", "none",
@@ -81,7 +82,7 @@ def run_once(tmp: Path, suite: Path, repeat: int) -> tuple[float, float, int]:
         for block in iter(lambda: fh.read(1 << 20), b""):
             units += block.count(b"\n")
     (out / "outcomes.jsonl").unlink()  # 1M outcomes are ~300 MB on disk
-    return int(line.split()[1]) / 1024, wall, units
+    return int(line.split()[1]) / 1024, wall, units, float(line.split()[2])
 
 
 SCORE_PROBE = (
@@ -136,14 +137,20 @@ def main() -> None:
         suite = make_suite(tmp / "suite", args.cases)
         # marginal us/unit: (wall - first row's wall) / (units - first row's units), i.e. without
         # the process start-up and suite planning every run pays once
-        print(f"{'units':>10} {'peak RSS MB':>12} {'x first':>8} {'wall s':>8} {'marginal us/unit':>17}")
-        first: tuple[float, float, int] | None = None
+        # CPU: the process's own user + system time (on a shared machine wall time mostly says
+        # how busy the other processes were)
+        print(f"{'units':>10} {'peak RSS MB':>12} {'x first':>8} {'wall s':>8} {'marginal us/unit':>17} "
+              f"{'CPU s':>7} {'marginal CPU us/unit':>21}")
+        first: tuple[float, float, int, float] | None = None
         for r in (int(x) for x in args.repeats.split(",")):
-            rss, wall, units = run_once(tmp, suite, r)
+            rss, wall, units, cpu = run_once(tmp, suite, r)
             if first is None:
-                first = (rss, wall, units)
-            marginal = ((wall - first[1]) / (units - first[2]) * 1e6) if units > first[2] else float("nan")
-            print(f"{units:>10,} {rss:>12.1f} {rss / first[0]:>8.2f} {wall:>8.1f} {marginal:>17.1f}", flush=True)
+                first = (rss, wall, units, cpu)
+            grown = units - first[2]
+            marginal = ((wall - first[1]) / grown * 1e6) if grown > 0 else float("nan")
+            marginal_cpu = ((cpu - first[3]) / grown * 1e6) if grown > 0 else float("nan")
+            print(f"{units:>10,} {rss:>12.1f} {rss / first[0]:>8.2f} {wall:>8.1f} {marginal:>17.1f} "
+                  f"{cpu:>7.1f} {marginal_cpu:>21.1f}", flush=True)
 
 
 if __name__ == "__main__":
