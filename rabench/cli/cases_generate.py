@@ -51,7 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write a deterministic synthetic RA-Bench receipt suite to OUT (manifest.jsonl + files/). "
         f"Same split/seed and library versions give byte-identical files. Seeds: {seeds}. Sizes: "
         + ", ".join(f"{k} (~{s.genuine + 6 * s.per_fake + s.hard_negatives + s.transforms} cases)" for k, s in SIZES.items())
-        + ". See docs/cases.md.",
+        + ". See docs/cases.md. With --suite ap: accounts-payable bundles (invoice, PO, goods receipts, e-mail, "
+        "vendor master, ledger, policy) over five task families, sizes sample (40), quick (400), full (2,000); "
+        "see docs/ap.md.",
     )
     p.add_argument("--suite", choices=["receipt", "ap"], default="receipt",
                    help="receipt (default) or ap: accounts-payable invoice bundles, five task families "
