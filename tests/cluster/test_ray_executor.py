@@ -137,9 +137,11 @@ def test_engine_errors_come_back_as_themselves_and_a_dead_actor_is_retried(clust
             message = str(exc)
         slow = asyncio.ensure_future(pool.submit(_sleep_then_pid, 3.0))
         busy = None
-        while busy is None:
+        deadline = time.monotonic() + 60
+        while busy is None and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
             busy = _busy_actor(cluster)
+        assert busy is not None, "the slow call was never seen running"
         os.kill(busy, signal.SIGKILL)
         return message, await slow, busy, pids
 
