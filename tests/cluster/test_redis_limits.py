@@ -212,3 +212,29 @@ def test_an_adaptive_gate_takes_its_local_slot_then_the_shared_one(redis_url):
             await client.aclose()
 
     assert asyncio.run(calls()) == (1, 2)
+
+
+def test_redis_gone_mid_run_makes_the_call_an_error_outcome_not_a_crash(tmp_path):
+    from runfakes import FAST_RETRY, FakeTarget
+
+    from rabench.cluster.redis_proc import start_redis
+    from rabench.run.execute import call_target
+    from rabench.targets.base import CheckRequest
+
+    request = CheckRequest(case_id="c1", original=tmp_path / "x.png", media_type="image/png",
+                           prepared=tmp_path / "x.png", prepared_media_type="image/png")
+
+    async def before_and_after_the_server_stops():
+        server = start_redis()
+        gate = ProviderGate("gone", Limits(concurrency=2, shared=server.__enter__()))
+        try:
+            before = await call_target(FakeTarget(), request, gate, timeout_s=5.0, policy=FAST_RETRY)
+        finally:
+            server.__exit__(None, None, None)
+        after = await call_target(FakeTarget(), request, gate, timeout_s=5.0, policy=FAST_RETRY)
+        await gate.aclose()
+        return before, after
+
+    before, after = asyncio.run(before_and_after_the_server_stops())
+    assert before.status == "ok"
+    assert after.status == "error" and "Connect" in (after.error or ""), after
