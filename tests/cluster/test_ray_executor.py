@@ -121,6 +121,32 @@ def test_ray_and_redis_give_the_in_process_outcomes_even_when_a_worker_is_killed
     assert all(o["status"] == "ok" for o in got)
 
 
+def test_a_run_on_ray_killed_with_kill_9_resumes_to_the_in_process_outcomes(cluster, suite, in_process, tmp_path):
+    """The coordinator SIGKILLed after 3 outcomes; ``--resume`` on the same cluster replays the
+    finished units into a fresh duplicate store and runs the rest: one outcome per unit, as in-process."""
+    run = tmp_path / "run"
+    config = _config(tmp_path / "targets.toml", "")
+    args = ("--target", "self", "--out", str(run), "--cache", str(tmp_path / "cache"),
+            "--executor", "ray", "--address", cluster.address)
+    proc = _rabench("--suite", str(suite), *args, config=config)
+    deadline = time.monotonic() + 240
+    outcomes = run / "outcomes.jsonl"
+    while proc.poll() is None and time.monotonic() < deadline:
+        if outcomes.is_file() and outcomes.read_text().count("\n") >= 3:
+            proc.kill()
+            break
+        time.sleep(0.05)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    assert 3 <= len(_outcomes(run)) < len(CASES)
+    again = _rabench("--resume", *args, config=config)
+    out, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    got = _outcomes(run)
+    assert sorted((o["case_id"], o["repetition"]) for o in got) == sorted((c, 0) for c in CASES)
+    assert sorted(map(_comparable, got)) == sorted(map(_comparable, in_process))
+
+
 def test_engine_errors_come_back_as_themselves_and_a_dead_actor_is_retried(cluster):
     from ray import cloudpickle
 
