@@ -103,7 +103,7 @@ def test_the_config_struct_lists_every_key_its_readers_take():
     paragraph = engine_doc[engine_doc.index("Config (`[self]`"):].split("\n\n")[0]
     documented = set(re.findall(r"`([a-z_]+)` \(", paragraph)) | {"workers", "pool"}
     assert documented and documented <= set(SelfSection.__struct_fields__), documented
-    assert set(TargetsConfig.__struct_fields__) == {"defaults", "providers", "self", "bench", "targets"}
+    assert set(TargetsConfig.__struct_fields__) == {"defaults", "providers", "self", "bench", "targets", "executor"}
 
 
 # --- impossible flag values ------------------------------------------------------------------
