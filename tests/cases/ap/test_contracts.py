@@ -104,7 +104,7 @@ def test_ap_suite_header_version_is_checked_first(tmp_path):
 def test_receipt_only_commands_refuse_an_ap_suite_in_one_line(tmp_path):
     _write_suite(tmp_path)
     for args in (["cases", "derive", str(tmp_path), "--out", str(tmp_path / "d")],
-                 ["run", "--suite", str(tmp_path), "--target", "self", "--out", str(tmp_path / "r"), "--dry-run"]):
+                 ["cases", "shift", str(tmp_path), str(tmp_path)]):
         proc = _cli(*args)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
