@@ -22,8 +22,8 @@ from rabench.cases.ap.vendors import (
 )
 from rabench.contracts.ap import APLabel
 
-INBOX_VARIANTS = {"routine": 0.12, "urgent_genuine": 0.12, "bank_change_verified": 0.18, "exec_genuine": 0.08,
-                  "lookalike_bank": 0.16, "replyto_spoof": 0.10, "ceo_fraud": 0.14, "callback_trap": 0.10}
+INBOX_VARIANTS = {"routine": 0.10, "urgent_genuine": 0.12, "bank_change_verified": 0.16, "exec_genuine": 0.12,
+                  "lookalike_bank": 0.16, "replyto_spoof": 0.10, "ceo_fraud": 0.12, "callback_trap": 0.12}
 SILENT_SWAP = 0.3  # of fraudulent bank changes: the doctored invoice alone carries the new account
 _BANK = {"bank_change_verified", "lookalike_bank", "replyto_spoof", "callback_trap"}
 _EXEC = {"exec_genuine", "ceo_fraud"}
