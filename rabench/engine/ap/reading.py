@@ -37,16 +37,20 @@ def pdf_lines(path: str) -> list[Line]:
     import pypdfium2 as pdfium
 
     from rabench.engine.extract.pdf import PdfUnreadable, pdf_text_lines
+    from rabench.prepare.image import _PDFIUM_LOCK
 
-    try:
-        doc = pdfium.PdfDocument(path)
+    # pdfium is not thread-safe: one lock for the whole process, the one preparation holds
+    # (several bundles read at once crashed the process without it)
+    with _PDFIUM_LOCK:
         try:
-            w, h = doc[0].get_size()
-        finally:
-            doc.close()
-        raw = pdf_text_lines(path, max_pages=1)
-    except (PdfUnreadable, Exception):
-        return []
+            doc = pdfium.PdfDocument(path)
+            try:
+                w, h = doc[0].get_size()
+            finally:
+                doc.close()
+            raw = pdf_text_lines(path, max_pages=1)
+        except (PdfUnreadable, Exception):
+            return []
     return [Line(ln.text, (ln.box[0] / w, ln.box[1] / h, ln.box[2] / w, ln.box[3] / h)) for ln in raw]
 
 
