@@ -144,7 +144,8 @@ def _table(p: _Page, inv: Invoice, y: float, look: Look) -> float:
     rate = f"{inv.tax_rate:g}".replace(".", "," if inv.vendor.c.decimal == "," else ".")
     rows = [(w["subtotal"], money(inv.subtotal, cur, c), "subtotal", False),
             (f"{w['tax']} {0 if inv.reverse_charge else rate} %", money(inv.tax, cur, c), "tax", False),
-            (f"{w['total']} ({cur})", money(inv.total, cur, c, code=True), "total", True)]
+            (f"{w['credit_total' if inv.kind == 'credit_note' else 'total']} ({cur})", money(inv.total, cur, c, code=True),
+             "total", True)]
     if inv.vendor.country == "US" and inv.tax == 0:
         rows.pop(1)
     for label, value, key, bold in rows:
@@ -184,6 +185,12 @@ def _vat_line(p: _Page, inv: Invoice, x: float, y: float) -> None:
         p.text(x + 28, y, 60, inv.vat_id, size=8, key="vendor_vat_id")
 
 
+def _terms(inv: Invoice) -> str:
+    """Payment terms on an invoice; a credit note names the invoice it credits instead."""
+    w = inv.words
+    return w["terms"].format(n=inv.vendor.payment_terms) if inv.kind == "invoice" else f"{w['refers']} {inv.refers_to}"
+
+
 def render_pdf(inv: Invoice, look: Look, created: datetime) -> tuple[bytes, dict[str, tuple[float, float, float, float]]]:
     """The invoice as a one-page PDF and the page-fraction box of each printed field."""
     p = _Page(inv, look, created)
@@ -205,7 +212,7 @@ def render_pdf(inv: Invoice, look: Look, created: datetime) -> tuple[bytes, dict
         _vat_line(p, inv, 110, my + 1)
         y = _table(p, inv, max(y, my) + 14, look)
         _bank_block(p, inv, 15, max(y + 8, p.h - 58), footer=False)
-        p.text(110, max(y + 12, p.h - 54), 85, w["terms"].format(n=inv.vendor.payment_terms), size=8)
+        p.text(110, max(y + 12, p.h - 54), 85, _terms(inv), size=8)
     elif look.layout == "letter":
         v = inv.vendor
         p.text(20, 12, 120, v.name, size=14, bold=True, key="vendor_name", colour=look.accent)
@@ -218,7 +225,7 @@ def render_pdf(inv: Invoice, look: Look, created: datetime) -> tuple[bytes, dict
             my += 4.6
         p.text(20, 98, 120, f"{title} {inv.number}", size=12, bold=True)
         y = _table(p, inv, 110, look)
-        p.text(20, y + 6, 150, w["terms"].format(n=v.payment_terms), size=8.5)
+        p.text(20, y + 6, 150, _terms(inv), size=8.5)
         p.rule(p.h - 30, look.accent, 0.2)
         p.text(20, p.h - 27, 60, v.name, size=7)
         p.text(20, p.h - 23.5, 60, f"{v.street}, {v.postcode} {v.city}", size=7)
@@ -235,7 +242,7 @@ def render_pdf(inv: Invoice, look: Look, created: datetime) -> tuple[bytes, dict
             my += 4.8
         y = _buyer_block(p, inv, 15, max(y + 10, my + 6))
         y = _table(p, inv, y + 10, look)
-        p.text(15, y + 6, 150, w["terms"].format(n=inv.vendor.payment_terms), size=8.5)
+        p.text(15, y + 6, 150, _terms(inv), size=8.5)
         _bank_block(p, inv, 15, max(y + 16, p.h - 45), footer=False)
     for note_i, note in enumerate(inv.notes):
         p.text(15, p.h - 14 + 3.5 * note_i, p.w - 30, note, size=7.5)
