@@ -44,7 +44,7 @@ def test_quick_test_split_passes_the_audit(tmp_path):
     gen = subprocess.run([sys.executable, "-m", "rabench", "cases", "generate", "--suite", "ap", "--split", "test",
                           "--size", "quick", "--out", str(out)], capture_output=True, text=True, timeout=1800)
     assert gen.returncode == 0, gen.stderr[-2000:]
-    assert "325 ap cases" in gen.stdout
+    assert "400 ap cases" in gen.stdout
     audit = subprocess.run([sys.executable, "-m", "rabench", "cases", "audit", str(out)], capture_output=True,
                            text=True, timeout=900)
     assert audit.returncode == 0, audit.stdout[-3000:] + audit.stderr[-3000:]
