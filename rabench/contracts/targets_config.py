@@ -63,11 +63,14 @@ def redis_url_problem(url: str) -> str | None:
 
 def _store_location(value: str | None) -> None:
     """``duplicate_store``: a SQLite file path, or a redis:// URL (docs/running.md, "Running on a cluster")."""
-    if value is None or "://" not in value:
-        return
-    problem = redis_url_problem(value)
+    if value is not None and "://" in value:
+        _redis_url(value, "duplicate_store")
+
+
+def _redis_url(value: str | None, key: str) -> None:
+    problem = None if value is None else redis_url_problem(value)
     if problem is not None:
-        raise ValueError(f"duplicate_store {problem}")
+        raise ValueError(f"{key} {problem}")
 
 
 class Defaults(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -78,9 +81,11 @@ class Defaults(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rpm: NonNegative | None = None  # requests per minute per provider; 0 or absent: no limit
     price_date: str | None = None  # YYYY-MM-DD: the price table in force on that date
     price_file: str | None = None  # a price table file instead of the packaged ones
+    shared_limits: str | None = None  # redis:// URL: every provider's limits hold across runner processes
 
     def __post_init__(self) -> None:
         _iso_date(self.price_date, "price_date")
+        _redis_url(self.shared_limits, "shared_limits")
 
 
 class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -89,6 +94,7 @@ class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     concurrency: Positive | None = None
     rpm: NonNegative | None = None
+    shared_limits: str | None = None  # redis:// URL ("" = this provider's limits stay in-process)
     wire: Literal["openai", "gateway", "openai-compatible", "anthropic", "gemini"] | None = None
     base_url: str | None = None
     api_key_env: str | None = None  # "" = no key
@@ -103,6 +109,9 @@ class ProviderTable(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     price_models: dict[str, str] | None = None
     check_models: list[str] | None = None
     connect_timeout_s: Seconds | None = None
+
+    def __post_init__(self) -> None:
+        _redis_url(self.shared_limits or None, "shared_limits")
 
 
 RUNNER_KEYS = ("concurrency", "rpm")  # all that applies to the built-in null and self providers
