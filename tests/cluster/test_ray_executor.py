@@ -181,6 +181,61 @@ def test_engine_errors_come_back_as_themselves_and_a_dead_actor_is_retried(clust
     assert pool.retried == 1
 
 
+class _Peak:
+    """Calls sent to the cluster and not yet answered, as the coordinator sees them."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.peak = 0
+
+
+class _CountingActor:
+    """An actor handle whose ``run.remote`` counts the call until its ref has been awaited."""
+
+    def __init__(self, actor: object, peak: _Peak) -> None:
+        self._actor, self._peak = actor, peak
+        self.run = self
+        self.pid = actor.pid  # type: ignore[attr-defined]
+
+    def remote(self, fn: object, *args: object) -> object:
+        ref = self._actor.run.remote(fn, *args)  # type: ignore[attr-defined]
+        self._peak.now += 1
+        self._peak.peak = max(self._peak.peak, self._peak.now)
+        return self._answer(ref)
+
+    async def _answer(self, ref: object) -> object:
+        try:
+            return await ref  # type: ignore[misc]
+        finally:
+            self._peak.now -= 1
+
+
+def test_back_pressure_never_more_calls_at_the_cluster_than_actors_times_depth(cluster):
+    """Twelve calls submitted at once to 2 actors of depth 2: at most 4 are ever at the cluster,
+    the rest wait on the coordinator; every call is answered, by both actors."""
+    from ray import cloudpickle
+
+    from rabench.cluster.ray_pool import RayWorkerPool
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    pool = RayWorkerPool(cluster.address, depth=2)
+    peak = _Peak()
+    actors = pool._actors
+    pool._actors = [_CountingActor(a, peak) for a in actors]
+
+    async def scenario() -> list[int]:
+        return list(await asyncio.gather(*(pool.submit(_sleep_then_pid, 0.3) for _ in range(12))))
+
+    try:
+        answered_by = asyncio.run(scenario())
+    finally:
+        pool._actors = actors  # close() kills the real actors (their CPUs go back to the cluster)
+        pool.close()
+    assert pool.workers == 2 and len(answered_by) == 12
+    assert peak.peak == 4 and peak.now == 0  # full, never over: workers * depth
+    assert len(set(answered_by)) == 2
+
+
 def _sleep_then_pid(seconds: float) -> int:
     time.sleep(seconds)
     return os.getpid()
