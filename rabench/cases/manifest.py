@@ -194,9 +194,9 @@ def read_header(manifest: Path) -> SuiteHeader:
         raise UserError(f"{manifest}:1: bad suite header: {describe_decode_error(exc)}") from None
 
 
-def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
-    """Open a receipt suite folder (or its manifest.jsonl) for streaming; one-line errors on bad
-    input, and on a suite of another kind (an ``ap`` suite holds bundles, not receipt cases)."""
+def suite_folder(root: str | os.PathLike[str]) -> tuple[Path, Path, SuiteHeader]:
+    """A suite folder (or its manifest.jsonl given instead), its manifest and header, whatever
+    the suite's kind; one-line errors when the folder or manifest is missing or the header bad."""
     path = Path(root)
     if path.name == MANIFEST and path.is_file():
         path = path.parent
@@ -205,7 +205,13 @@ def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
         raise UserError(f"{path}: no such suite folder")
     if not manifest.is_file():
         raise UserError(f"{path}: no {MANIFEST} in this folder")
-    header = read_header(manifest)
+    return path, manifest, read_header(manifest)
+
+
+def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
+    """Open a receipt suite folder (or its manifest.jsonl) for streaming; one-line errors on bad
+    input, and on a suite of another kind (an ``ap`` suite holds bundles, not receipt cases)."""
+    path, manifest, header = suite_folder(root)
     if header.suite != "receipt":  # an AP suite: rabench.cases.ap.manifest.open_ap_suite reads it
         raise UserError(f"{path}: an {header.suite} suite; this command reads receipt suites only "
                         "(cases validate and cases audit read both; see docs/ap.md)")

@@ -7,7 +7,9 @@ cases or file bytes), then checks references and cycles. Each problem reads
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -23,6 +25,46 @@ from rabench.cases.manifest import (
 )
 from rabench.contracts.case import id_key
 from rabench.errors import UserError
+
+T = TypeVar("T")
+
+
+def manifest_entries(manifest: Path, decoder: msgspec.json.Decoder[T],
+                     problems: list[str]) -> Iterator[tuple[int, T | None]]:
+    """Each case line of ``manifest`` (after the header) as (line number, case), the case ``None``
+    when the line does not decode; decode errors and repeated keys go to ``problems``.
+    Shared by the receipt and ap validators, so both word a bad line alike."""
+    with manifest.open("rb") as fh:
+        next(fh, None)
+        for lineno, raw in enumerate(fh, start=2):
+            if not raw.strip():
+                continue
+            try:
+                case = decoder.decode(raw)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                problems.append(f"{MANIFEST}:{lineno}: {describe_decode_error(exc)}")
+                yield lineno, None
+                continue
+            dup = duplicate_key_problem(raw)
+            if dup is not None:
+                problems.append(f"{MANIFEST}:{lineno}: case {getattr(case, 'id', '?')}: {dup}")
+            yield lineno, case
+
+
+def file_problem(root: Path, root_real: Path, file: str, sha256: str, check_hashes: bool) -> tuple[Path | None, str | None]:
+    """The case file's path inside the suite, or the one-line problem with it (escapes the
+    folder, a link loop, missing, or its bytes not those the manifest names)."""
+    try:
+        path = resolve_in_suite(root, file, root_real)
+    except SymlinkLoop as exc:
+        return None, str(exc)
+    if path is None:
+        return None, f"file {file} escapes the suite folder"
+    if not path.is_file():
+        return None, f"file {file} not found"
+    if check_hashes and file_sha256(path) != sha256.lower():
+        return path, f"file {file} sha256 mismatch"
+    return path, None
 
 
 def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[str]]:
@@ -48,49 +90,31 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
     deps: dict[str, list[tuple[str, str]]] = {}  # id -> [(kind, other id)]
     count = 0
     root_real = root.resolve()
-    with manifest.open("rb") as fh:
-        next(fh, None)
-        for lineno, raw in enumerate(fh, start=2):
-            if not raw.strip():
-                continue
-            count += 1
-            try:
-                case = _case_decoder.decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                problems.append(f"{where}:{lineno}: {describe_decode_error(exc)}")
-                continue
-            prefix = f"{where}:{lineno}: case {case.id}"
-            dup = duplicate_key_problem(raw)
-            if dup is not None:
-                problems.append(f"{prefix}: {dup}")
-            if case.id in first_line:
-                problems.append(f"{prefix}: duplicate id (first on line {first_line[case.id]})")
-                continue
-            key = id_key(case.id)
-            if key in first_key:
-                other, line = first_key[key]
-                problems.append(
-                    f"{prefix}: duplicate id: same as {other} on line {line} ignoring case "
-                    "(one file on macOS and Windows); rename one"
-                )
-                continue
-            first_key[key] = (case.id, lineno)
-            first_line[case.id] = lineno
-            edges = [("after", a) for a in case.after]
-            if case.lineage is not None:
-                edges.append(("lineage", case.lineage.of))
-            deps[case.id] = edges
-            try:
-                path = resolve_in_suite(root, case.file, root_real)
-            except SymlinkLoop as exc:
-                problems.append(f"{prefix}: {exc}")
-                continue
-            if path is None:
-                problems.append(f"{prefix}: file {case.file} escapes the suite folder")
-            elif not path.is_file():
-                problems.append(f"{prefix}: file {case.file} not found")
-            elif check_hashes and file_sha256(path) != case.sha256.lower():
-                problems.append(f"{prefix}: file {case.file} sha256 mismatch")
+    for lineno, case in manifest_entries(manifest, _case_decoder, problems):
+        count += 1
+        if case is None:
+            continue
+        prefix = f"{where}:{lineno}: case {case.id}"
+        if case.id in first_line:
+            problems.append(f"{prefix}: duplicate id (first on line {first_line[case.id]})")
+            continue
+        key = id_key(case.id)
+        if key in first_key:
+            other, line = first_key[key]
+            problems.append(
+                f"{prefix}: duplicate id: same as {other} on line {line} ignoring case "
+                "(one file on macOS and Windows); rename one"
+            )
+            continue
+        first_key[key] = (case.id, lineno)
+        first_line[case.id] = lineno
+        edges = [("after", a) for a in case.after]
+        if case.lineage is not None:
+            edges.append(("lineage", case.lineage.of))
+        deps[case.id] = edges
+        _, problem = file_problem(root, root_real, case.file, case.sha256, check_hashes)
+        if problem is not None:
+            problems.append(f"{prefix}: {problem}")
 
     for cid, edges in deps.items():
         for kind, other in edges:

@@ -17,8 +17,8 @@ from rabench.cases.manifest import (
     describe_decode_error,
     duplicate_key_problem,
     file_sha256,
-    read_header,
     resolve_in_suite,
+    suite_folder,
 )
 from rabench.contracts.ap import APCase, APDocument
 from rabench.contracts.case import SuiteHeader
@@ -84,15 +84,7 @@ class APSuiteReader:
 
 def open_ap_suite(root: str | os.PathLike[str]) -> APSuiteReader:
     """Open an ``ap`` suite folder (or its manifest.jsonl); a receipt suite is a one-line error."""
-    path = Path(root)
-    if path.name == MANIFEST and path.is_file():
-        path = path.parent
-    manifest = path / MANIFEST
-    if not path.is_dir():
-        raise UserError(f"{path}: no such suite folder")
-    if not manifest.is_file():
-        raise UserError(f"{path}: no {MANIFEST} in this folder")
-    header = read_header(manifest)
+    path, manifest, header = suite_folder(root)
     if header.suite != "ap":
         raise UserError(f"{path}: a {header.suite} suite; this command reads ap suites only")
     return APSuiteReader(path, header, file_sha256(manifest))

@@ -14,17 +14,9 @@ import csv
 import io
 from pathlib import Path
 
-import msgspec
-
 from rabench.cases.ap.manifest import ap_case_decoder
-from rabench.cases.manifest import (
-    MANIFEST,
-    SymlinkLoop,
-    describe_decode_error,
-    duplicate_key_problem,
-    file_sha256,
-    resolve_in_suite,
-)
+from rabench.cases.manifest import MANIFEST
+from rabench.cases.validate import file_problem, manifest_entries
 from rabench.contracts.ap import APCase
 from rabench.contracts.case import id_key
 
@@ -83,43 +75,24 @@ def validate_ap_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, li
     first_key: dict[str, tuple[str, int]] = {}
     count = 0
     root_real = root.resolve()
-    with manifest.open("rb") as fh:
-        next(fh, None)
-        for lineno, raw in enumerate(fh, start=2):
-            if not raw.strip():
-                continue
-            count += 1
-            try:
-                case = ap_case_decoder.decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                problems.append(f"{where}:{lineno}: {describe_decode_error(exc)}")
-                continue
-            prefix = f"{where}:{lineno}: case {case.id}"
-            dup = duplicate_key_problem(raw)
-            if dup is not None:
-                problems.append(f"{prefix}: {dup}")
-            key = id_key(case.id)
-            if key in first_key:
-                other, line = first_key[key]
-                same = "" if other == case.id else f": same as {other} ignoring case"
-                problems.append(f"{prefix}: duplicate id{same} (first on line {line})")
-                continue
-            first_key[key] = (case.id, lineno)
-            files: dict[str, bytes] = {}
-            for doc in case.documents:
-                try:
-                    path = resolve_in_suite(root, doc.file, root_real)
-                except SymlinkLoop as exc:
-                    problems.append(f"{prefix}: {exc}")
-                    continue
-                if path is None:
-                    problems.append(f"{prefix}: file {doc.file} escapes the suite folder")
-                elif not path.is_file():
-                    problems.append(f"{prefix}: file {doc.file} not found")
-                else:
-                    if check_hashes and file_sha256(path) != doc.sha256.lower():
-                        problems.append(f"{prefix}: file {doc.file} sha256 mismatch")
-                    if doc.role == "ledger":
-                        files[doc.name] = path.read_bytes()
-            problems.extend(f"{prefix}: {p}" for p in case_problems(case, files))
+    for lineno, case in manifest_entries(manifest, ap_case_decoder, problems):
+        count += 1
+        if case is None:
+            continue
+        prefix = f"{where}:{lineno}: case {case.id}"
+        key = id_key(case.id)
+        if key in first_key:
+            other, line = first_key[key]
+            same = "" if other == case.id else f": same as {other} ignoring case"
+            problems.append(f"{prefix}: duplicate id{same} (first on line {line})")
+            continue
+        first_key[key] = (case.id, lineno)
+        files: dict[str, bytes] = {}
+        for doc in case.documents:
+            path, problem = file_problem(root, root_real, doc.file, doc.sha256, check_hashes)
+            if problem is not None:
+                problems.append(f"{prefix}: {problem}")
+            if path is not None and doc.role == "ledger":
+                files[doc.name] = path.read_bytes()
+        problems.extend(f"{prefix}: {p}" for p in case_problems(case, files))
     return count, problems
