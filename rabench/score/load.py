@@ -277,8 +277,9 @@ def with_missing_cases(outcomes: OutcomeLines, case_of: np.ndarray, reps: np.nda
             all_case[order].astype(np.int32))
 
 
-def load_runs(run_dirs: list[str]) -> ScoreInput:
-    """Load one or more runs of the same suite; refuse anything else with one line."""
+def runs_of_one_suite(run_dirs: list[str]) -> tuple[list[Path], list[RunManifest], Path]:
+    """The run folders, their manifests and the suite folder they ran on; one line when no run
+    is given, the runs used different suites, or one run is given twice (receipt and ap scorers)."""
     if not run_dirs:
         raise UserError("give at least one run folder (runs/ID)")
     dirs = [Path(d) for d in run_dirs]
@@ -298,12 +299,23 @@ def load_runs(run_dirs: list[str]) -> ScoreInput:
         # run.json may store the suite relative to the project; try beside runs/ too.
         alt = dirs[0].resolve().parent.parent / suite_dir
         suite_dir = alt if alt.exists() else suite_dir
-    cases, suite_name, sha = load_cases(str(suite_dir))
+    return dirs, manifests, suite_dir
+
+
+def check_suite_unchanged(suite_dir: Path, sha: str, first: RunManifest) -> None:
+    """The suite on disk is the one the runs used (its manifest's sha256 as run.json recorded)."""
     if sha != first.manifest_sha256:
         raise UserError(
             f"{suite_dir}: the suite's manifest changed since the run (sha256 {sha[:12]}, "
             f"run.json says {first.manifest_sha256[:12]}); re-run or restore the suite"
         )
+
+
+def load_runs(run_dirs: list[str]) -> ScoreInput:
+    """Load one or more runs of the same suite; refuse anything else with one line."""
+    dirs, manifests, suite_dir = runs_of_one_suite(run_dirs)
+    cases, suite_name, sha = load_cases(str(suite_dir))
+    check_suite_unchanged(suite_dir, sha, manifests[0])
     targets: list[TargetRuns] = []
     seen: dict[str, Path] = {}
     for d, m in zip(dirs, manifests):

@@ -13,6 +13,7 @@ import numpy as np
 from rabench.contracts import Row
 from rabench.score import kernels
 from rabench.score.rows import ALL, MIN_STRATUM, N_BOOT, bootstrap_row, plain_row, rate_row, row_seed
+from rabench.score.tasks import decisions
 from rabench.score.tasks.ap_facts import ESCALATE, NO_DECISION, PAY, APCaseTable, APFacts
 from rabench.score.tasks.ap_tasks import facts_ran, per_case
 
@@ -36,12 +37,7 @@ TRUTHS = ("fraud", "exception", "payable")
 
 
 def assumption_sets() -> list[tuple[str, dict[str, float]]]:
-    out = [(ALL, dict(DEFAULTS))]
-    for key, value in SWEEP:
-        a = dict(DEFAULTS)
-        a[key] = value
-        out.append((f"assumption={key}={value:g}", a))
-    return out
+    return decisions.assumption_sets(DEFAULTS, SWEEP)
 
 
 def priors(a: dict[str, float]) -> dict[str, float]:

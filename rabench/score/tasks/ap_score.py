@@ -19,8 +19,8 @@ from rabench.contracts.case import id_key
 from rabench.errors import UserError
 from rabench.score import output
 from rabench.score.findings import findings
-from rabench.score.load import CaseTable, ScoreInput, TargetRuns, read_manifest, read_outcomes, suite_domain, \
-    with_missing_cases
+from rabench.score.load import CaseTable, ScoreInput, TargetRuns, check_suite_unchanged, read_outcomes, \
+    runs_of_one_suite, suite_domain, with_missing_cases
 from rabench.score.rows import ALL, MIN_STRATUM, N_BOOT
 from rabench.score.tasks import TaskContext, ap_decision, operations
 from rabench.score.tasks.ap_facts import APCaseTable, ap_facts
@@ -73,25 +73,9 @@ def strata_masks(cases: APCaseTable) -> dict[str, np.ndarray]:
 def load_ap_runs(run_dirs: list[str]) -> tuple[ScoreInput, APCaseTable]:
     """The receipt loader's rules (one suite, each run once, each target once, outcomes only
     for the suite's cases and the run's targets; a missing case = one failed run)."""
-    if not run_dirs:
-        raise UserError("give at least one run folder (runs/ID)")
-    dirs = [Path(d) for d in run_dirs]
-    manifests = [read_manifest(d) for d in dirs]
-    first = manifests[0]
-    for d, m in zip(dirs[1:], manifests[1:]):
-        if m.manifest_sha256 != first.manifest_sha256:
-            raise UserError(f"{d}: this run used a different suite ({m.suite_name}) than {dirs[0]} "
-                            f"({first.suite_name}); score runs of one suite together")
-    if len({m.run_id for m in manifests}) != len(manifests):
-        raise UserError("the same run was given twice")
-    suite_dir = Path(first.suite_dir)
-    if not suite_dir.is_absolute() and not suite_dir.exists():
-        alt = dirs[0].resolve().parent.parent / suite_dir
-        suite_dir = alt if alt.exists() else suite_dir
+    dirs, manifests, suite_dir = runs_of_one_suite(run_dirs)
     ap_cases, suite_name, sha = load_ap_cases(str(suite_dir))
-    if sha != first.manifest_sha256:
-        raise UserError(f"{suite_dir}: the suite's manifest changed since the run (sha256 {sha[:12]}, "
-                        f"run.json says {first.manifest_sha256[:12]}); re-run or restore the suite")
+    check_suite_unchanged(suite_dir, sha, manifests[0])
     # The outcome reader needs only ids and the index: the AP cases stand in for receipt cases.
     shim = CaseTable(cases=cast(list[Case], ap_cases.cases), index=ap_cases.index,
                      is_base=np.ones(ap_cases.n, dtype=bool), is_fake=ap_cases.fraud,

@@ -27,10 +27,12 @@ SWEEP = (("p", 0.001), ("p", 0.05), ("c_miss", 32.0), ("c_miss", 182.0),
 COST_THRESHOLDS = (0.5, 0.7)
 
 
-def assumption_sets() -> list[tuple[str, dict[str, float]]]:
-    out = [(ALL, dict(DEFAULTS))]
-    for key, value in SWEEP:
-        a = dict(DEFAULTS)
+def assumption_sets(defaults: dict[str, float] = DEFAULTS,
+                    sweep: tuple[tuple[str, float], ...] = SWEEP) -> list[tuple[str, dict[str, float]]]:
+    """The defaults, then each one-at-a-time change of the sweep (also the ap scorer's, with its own)."""
+    out = [(ALL, dict(defaults))]
+    for key, value in sweep:
+        a = dict(defaults)
         a[key] = value
         out.append((f"assumption={key}={value:g}", a))
     return out
