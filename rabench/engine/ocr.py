@@ -124,6 +124,23 @@ class OcrEngine:
                 return OcrResult(turned, 180)
         return OcrResult(lines)
 
+    def recognise(self, crops: list[Image.Image]) -> list[tuple[str, float]]:
+        """Recognition only: each crop is taken to hold one line of text (no detection). The
+        re-read of an amount at full resolution (``extract.reread``) uses it: a few ms a crop."""
+        if not crops:
+            return []
+        out = []
+        for c in crops:  # one at a time: a batch pads every crop to the widest, which changes the reads
+            (text, conf), = self._ocr.text_rec([np.ascontiguousarray(np.asarray(c.convert("RGB"))[:, :, ::-1])])[0]
+            out.append((str(text).strip(), round(float(conf), 4)))
+        return out
+
+    def read_region(self, image: Image.Image) -> list[OcrLine]:
+        """Detection and recognition of a small region as it is (no downscale to ``max_side`` beyond
+        the detector's own limit, no crop, no turned read); boxes in the region's pixels."""
+        rgb = image.convert("RGB") if image.mode != "RGB" else image
+        return self._run(np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1]), False, 1.0)
+
     def _run(self, bgr: np.ndarray, use_cls: bool, scale: float) -> list[OcrLine]:
         result, _ = self._ocr(bgr, use_cls=use_cls)
         out: list[OcrLine] = []
@@ -222,6 +239,16 @@ def _engine() -> OcrEngine:
 def read_image(image: Image.Image) -> OcrResult:
     """OCR with this thread's engine (loaded on first use). Runs inside a pool worker."""
     return _engine().read(image)
+
+
+def recognise(crops: list[Image.Image]) -> list[tuple[str, float]]:
+    """Recognition only, with this thread's engine (see ``OcrEngine.recognise``)."""
+    return _engine().recognise(crops)
+
+
+def read_region(image: Image.Image) -> list[OcrLine]:
+    """Detection and recognition of a small region, with this thread's engine."""
+    return _engine().read_region(image)
 
 
 def read_file(path: str) -> OcrResult:

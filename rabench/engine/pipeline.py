@@ -37,6 +37,7 @@ from rabench.engine.dupes import Fingerprint, make_fingerprint
 from rabench.engine.extract.fields import Extraction, extract_fields
 from rabench.engine.extract.layout import rows_from_ocr
 from rabench.engine.extract.pdf import PdfUnreadable, pdf_text_lines
+from rabench.engine.extract.reread import reread_amounts, source_image
 from rabench.engine.forensics import visual_signals
 from rabench.engine.plausibility import MAX_AGE_DAYS, plausibility_signals
 from rabench.engine.provenance import file_signals
@@ -63,6 +64,7 @@ class AnalysisSettings(msgspec.Struct, frozen=True):
     file_signals: bool = True  # provenance readers (other module)
     visual_signals: bool = True  # visual forensics (other module)
     fingerprint: bool = True  # duplicate-network fingerprint (other module)
+    reread: bool = True  # re-read the totals block at full resolution when it does not reconcile (extract.reread)
 
 
 class Analysis(msgspec.Struct):
@@ -255,6 +257,14 @@ def analyse(
     t = time.perf_counter()
     extraction = extract_fields(rows_from_ocr(lines))
     result = totals_add_up(extraction)
+    if source == "ocr" and settings.reread and image is not None:
+        t = time.perf_counter()
+        shown, turned = image, result_ocr.rotation
+        extraction, lines, _ = reread_amounts(
+            lines, extraction, result.check.status == "passed", lambda: source_image(orig, shown, turned),
+            recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
+        timings["reread"] = time.perf_counter() - t
+        result = totals_add_up(extraction)
     if settings.today:
         today: dt.date | None = dt.date.fromisoformat(settings.today)
     elif submitted_at:

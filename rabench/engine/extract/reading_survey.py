@@ -46,6 +46,20 @@ def _ocr_lines(path: Path, cache: Path | None):  # type: ignore[no-untyped-def]
     return result
 
 
+def _source_image(path: Path, rotation: int):  # type: ignore[no-untyped-def]
+    """The image a run's engine re-reads amounts from (see ``reread.source_image``)."""
+    from PIL import Image
+
+    from rabench.engine.extract.reread import source_image
+    from rabench.prepare.image import prepare_bytes
+
+    prepared = prepare_bytes(path.read_bytes(), "image/jpeg")
+    with Image.open(io.BytesIO(prepared.data)) as im:
+        im.load()
+        image = im.convert("RGB")
+    return source_image(path, image.rotate(rotation) if rotation else image, rotation)
+
+
 def _key_total(text: str) -> float | None:
     m = re.search(r"\d[\d,]*\.?\d*", text.replace(" ", ""))
     return float(m.group(0).replace(",", "")) if m else None
@@ -72,9 +86,13 @@ def _manifest_labels(folder: Path) -> dict[str, dict]:  # type: ignore[type-arg]
 
 
 def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: bool,
-           misses: str | None = None) -> dict[str, dict[str, list[int]]]:
+           misses: str | None = None, reread: bool = True) -> dict[str, dict[str, list[int]]]:
+    import time
+
+    from rabench.engine import ocr as ocr_mod
     from rabench.engine.checks import totals_add_up
     from rabench.engine.extract import extract_fields, rows_from_ocr
+    from rabench.engine.extract.reread import reread_amounts
     from rabench.score.normalise import field_right
 
     if (folder / "manifest.jsonl").is_file() and (folder / "files").is_dir():
@@ -89,9 +107,21 @@ def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: 
         digits = re.sub(r"\D", "", ident)
         part = "all" if holdout_from is None or not digits else (
             f"< {holdout_from}" if int(digits) < holdout_from else f">= {holdout_from}")
-        rows = rows_from_ocr(_ocr_lines(path, cache).lines)
+        read = _ocr_lines(path, cache)
+        rows = rows_from_ocr(read.lines)
         ex = extract_fields(rows)
         result = totals_add_up(ex)
+        if reread:  # as the engine does: the totals block re-read at full resolution when in doubt
+            t = time.perf_counter()
+            ex, lines, done = reread_amounts(
+                read.lines, ex, result.check.status == "passed", lambda: _source_image(path, read.rotation),
+                recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
+            seconds = time.perf_counter() - t
+            if done.lines:
+                rows = rows_from_ocr(lines)
+                result = totals_add_up(ex)
+                print(f"{ident}: re-read {done.lines} lines in {seconds:.2f} s"
+                      + "".join(f"; {c}" for c in done.changed + done.doubts))
         proof = result.signal is not None and result.signal.kind == "proof"
         row = parts.setdefault(part, {})
 
@@ -139,13 +169,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, default=None, help="OCR lines cache folder")
     ap.add_argument("--holdout-from", type=int, default=None, metavar="N", help="report ids below N and from N apart")
     ap.add_argument("--list", action="store_true", help="print every arithmetic reason")
+    ap.add_argument("--no-reread", action="store_true",
+                    help="leave out the re-read of the totals at full resolution (the engine before it)")
     ap.add_argument("--misses", choices=("total", "date", "currency", "merchant"), default=None,
                     help="print the rows of every receipt whose FIELD was read wrong (suite labels)")
     args = ap.parse_args(argv)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    for part, row in survey(args.folder, args.cache, args.holdout_from, args.list, args.misses).items():
+    for part, row in survey(args.folder, args.cache, args.holdout_from, args.list, args.misses,
+                            not args.no_reread).items():
         cells = "  ".join(f"{name} {ok}/{n}" for name, (ok, n) in row.items())
         print(f"{args.folder.name} {part}: {cells}")
     return 0
