@@ -283,6 +283,19 @@ _CUES: list[tuple[str, Votes, str]] = [
     (r"(?<![a-z])ice\s*:?\s*\d{15}(?!\d)", {"MA": 4}, "f"),
     (r"\+\s?212(?!\d)", {"MA": 4}, "r"),
 ]
+# A web or mail address under a country's own domain ("marcopierrewhite.ie/dawson", "www.cafe.de",
+# "info@bistro.co.uk") points at that country; ".com" and the like point nowhere. Only an address
+# that shows it is one (www., http, an @ before it or a path after it): "St.Ca" is not a domain.
+_TLD_COUNTRY = {"ie": "IE", "de": "DE", "fr": "FR", "it": "IT", "es": "ES", "nl": "NL", "be": "BE", "at": "AT",
+                "ch": "CH", "pt": "PT", "uk": "GB", "au": "AU", "nz": "NZ", "ca": "CA", "my": "MY", "sg": "SG",
+                "in": "IN", "ae": "AE", "jp": "JP", "kr": "KR", "hk": "HK", "ph": "PH", "th": "TH", "mx": "MX",
+                "br": "BR", "se": "SE", "no": "NO", "dk": "DK", "fi": "FI", "pl": "PL", "cz": "CZ", "za": "ZA",
+                "tr": "TR", "gr": "GR"}
+_CUES += [
+    (r"(?:(?:www\.|https?://|@)[a-z0-9-]+(?:\.[a-z0-9-]+)*\." + tld + r"(?![a-z0-9])"
+     r"|(?<![a-z0-9.])[a-z0-9-]{3,}(?:\.(?:com?|org|net))?\." + tld + r"/)", {country: 3}, "f")
+    for tld, country in _TLD_COUNTRY.items()
+]
 
 def _place_pattern(p: str) -> str:
     if p.startswith("(?<![a-z])(?:") and p.endswith(")(?![a-z])"):

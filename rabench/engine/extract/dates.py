@@ -116,6 +116,9 @@ _MONDY = re.compile(
 # read only when nothing else on the receipt is a date, and never as the base of a proof
 _GLUED_CODE_DATE = re.compile(r"(?<!\d)\d*?(\d{8})\s{0,2}(?=(?:[01]?\d|2[0-3]):[0-5]\d)")
 # ... or a printed date run into the number before it, the time glued after ("0rder986206/08/1911:45AM")
+# ... or a date whose second separator OCR lost, a time after it ("02/2219 20:31:12": 02/22/19): the
+# four digits are not a year of this era, so they are the day and a two-digit year
+_LOST_SEPARATOR_DATE = re.compile(r"(?<![\d./-])(\d{1,2})([./-])(\d{2})(\d{2})(?=\s{0,3}(?:[01]?\d|2[0-3]):[0-5]\d)")
 _GLUED_NUMERIC_DATE = re.compile(r"(?<=\d)(\d{2})([./-])(\d{2})\2(\d{2}|\d{4})(?=\s?(?:[01]?\d|2[0-3]):[0-5]\d)")
 # The restaurant tills' "Aug23'19 12:07PM", "Jan21'1708:56P", and with the apostrophe lost and the
 # time glued on, "Jun221807:59PM" (June 22nd '18 at 07:59): month, day, two-digit year
@@ -290,6 +293,14 @@ def _dates_in_codes(rows: list[str], preferred: str) -> list[DateCandidate]:
                 out.append(DateCandidate(readings.pop(), d8, i, False))
         for m in _GLUED_NUMERIC_DATE.finditer(text):
             a, _, b, c = m.groups()
+            orders = numeric_orders(a, b, c)
+            iso = orders.get(preferred) or next(iter(orders.values()), None)
+            if iso:
+                out.append(DateCandidate(iso, m.group(0), i, False))
+        for m in _LOST_SEPARATOR_DATE.finditer(text):
+            a, _, b, c = m.groups()
+            if (b + c).startswith(("19", "20")):
+                continue  # "05/2019 10:00": a month and a year, or a card's expiry
             orders = numeric_orders(a, b, c)
             iso = orders.get(preferred) or next(iter(orders.values()), None)
             if iso:

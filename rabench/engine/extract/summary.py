@@ -142,6 +142,26 @@ def amount_paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str],
     return None
 
 
+def _due_under_tax(rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int) -> tuple[int, int] | None:
+    """("Amount: 25.34" / "Tax Rate (9%): 2.28" / "Sub-Total: 27.62"): the one total row stands above the tax
+    and a subtotal row under the tax is that total plus the tax, with no total under it. The upper row is
+    then the net amount and the lower one what is due (tills that label the amount due "Sub-Total")."""
+    totals = [i for i, k in enumerate(kinds) if k == "total" and amounts[i] is not None]
+    if len(totals) != 1:
+        return None
+    top = totals[0]
+    for t in (j for j in range(top + 1, len(rows)) if kinds[j] == "tax"):
+        tax = tax_amount(rows[t], minor)[0]
+        if not tax:
+            continue
+        for s in range(t + 1, min(len(rows), t + 3)):
+            a = amounts[s]
+            if kinds[s] == "subtotal" and a is not None \
+                    and abs(amounts[top].value + tax - a.value) <= 0.011:  # type: ignore[union-attr]
+                return top, s
+    return None
+
+
 def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int) -> SummaryReading:
     """Read the totals block. ``kinds`` is each row's ``row_kind`` ("none" without an amount,
     except count rows, which may print only a number of items)."""
@@ -171,6 +191,22 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
                     and row_kind(label) == "total" and kinds[i + 1] == "payment" and amounts[i + 1]
                     and amounts[i + 1].value > 0 and not change):  # type: ignore[union-attr]
                 kinds[i + 1] = "total"
+                break
+    blank_tip_total: int | None = None
+    if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
+        # a card slip's "TIP ____" / "TOTAL ____" lines left for the customer to fill in (US tills): the
+        # amount printed above them ("Subtotal: 79.17", "Amount: 41.45") is all the receipt says is due
+        for i in range(1, n):
+            if amounts[i] is not None or re.search(r"\d", rows[i].text) or row_kind(rows[i].text) != "total":
+                continue
+            tip = next((j for j in range(i - 1, max(-1, i - 3), -1) if row_kind(rows[j].text) == "tip"), None)
+            if tip is None or any(amounts[j] is not None for j in range(tip, i + 1)):
+                continue
+            above = next((j for j in range(tip - 1, max(-1, tip - 3), -1) if amounts[j] is not None), None)
+            if above is not None and kinds[above] in ("subtotal", "other") and amounts[above].value > 0 \
+                    and not any(amounts[j] is not None and amounts[j].value > 0 for j in range(i + 1, min(n, i + 4))):  # type: ignore[union-attr]
+                kinds[above] = "total"
+                blank_tip_total = above
                 break
     misread_total: int | None = None
     if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
@@ -209,6 +245,9 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             kinds[i] = "total"
         elif i < total_at:
             kinds[i] = "with_tax"
+    due_under_tax = _due_under_tax(rows, amounts, kinds, minor)
+    if due_under_tax is not None:
+        kinds[due_under_tax[0]], kinds[due_under_tax[1]] = "subtotal", "total"
     big = 0.5 if minor > 0 else 50.0
     for i, k in enumerate(kinds):
         if k == "rounding" and amounts[i] is not None and abs(amounts[i].value) > big:  # type: ignore[union-attr]
@@ -323,6 +362,8 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     for i, k in enumerate(kinds):
         if k == "with_tax" and subtotal is not None and abs(value(i) - subtotal - sum(taxes)) > 0.011:
             doubts.append(f"\"{rows[i].text.strip()}\" is not the subtotal plus the tax read")
+    if blank_tip_total is not None and total_row == blank_tip_total:
+        doubts.append(f"the total is the amount printed above a tip line left blank: \"{rows[blank_tip_total].text.strip()}\"")
     if misread_total is not None and total_row == misread_total:
         doubts.append(f"the total's label was read only approximately: \"{rows[misread_total].text.strip()}\"")
     others = [(i, value(i)) for i in total_rows if i != total_row]

@@ -44,7 +44,7 @@ SUBTOTAL = _kw([
 ])
 # Tax words OCR often glues to the word before ("SalesTax", "dontTVA", "enth.MwSt"): these
 # match without a left boundary (never "taxi": the right boundary still holds).
-_GLUED_TAX = re.compile(r"(tax|vat|tva|mwst|iva|gst|hst|btw)(?=\s?\d|\.\s?\d|:)")  # not "oliva"
+_GLUED_TAX = re.compile(r"(tax|vat|tva|mwst|iva|gst|hst|btw)(?=\s?\d|\.\s?\d|:|rate)")  # not "oliva"; "TaxRate"
 TAX = _kw([
     "tax", "taxes", "vat", "tva", "mwst", "mwst.", "ust", "ust.", "iva", "gst", "hst", "pst", "qst",
     "btw", "moms", "mva", "消費税", "内税", "外税", "税", "부가세", "ptu", "dph", "afa", "kdv", "steuer",
