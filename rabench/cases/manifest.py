@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -23,6 +24,7 @@ from rabench.contracts.version import UNVERSIONED, check_version
 from rabench.errors import UserError
 
 MANIFEST = "manifest.jsonl"
+T = TypeVar("T")
 _case_decoder = msgspec.json.Decoder(Case)
 _header_decoder = msgspec.json.Decoder(SuiteHeader)
 
@@ -146,28 +148,41 @@ class SuiteReader:
         Use ``rabench.cases.validate`` to get every problem instead of the first.
         """
         root_real = self.root.resolve()
-        with self.manifest.open("rb") as fh:
-            next(fh, None)  # header
-            for lineno, raw in enumerate(fh, start=2):
-                if not raw.strip():
-                    continue
-                try:
-                    case = _case_decoder.decode(raw)
-                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                    raise UserError(f"{self.manifest}:{lineno}: {describe_decode_error(exc)}") from None
-                if check_keys:
-                    problem = duplicate_key_problem(raw)
-                    if problem is not None:
-                        raise UserError(f"{self.manifest}:{lineno}: case {case.id}: {problem}")
-                try:
-                    path = resolve_in_suite(self.root, case.file, root_real)
-                except SymlinkLoop as exc:
-                    raise UserError(f"{self.manifest}:{lineno}: case {case.id}: {exc}") from None
-                if path is None:
-                    raise UserError(
-                        f"{self.manifest}:{lineno}: case {case.id}: file {case.file} escapes the suite folder"
-                    )
-                yield LoadedCase(case, lineno, path)
+        for lineno, case in strict_lines(self.manifest, _case_decoder, check_keys=check_keys):
+            path = path_in_suite(self.root, root_real, case.file, f"{self.manifest}:{lineno}: case {case.id}")
+            yield LoadedCase(case, lineno, path)
+
+
+def strict_lines(manifest: Path, decoder: msgspec.json.Decoder[T], *, check_keys: bool) -> Iterator[tuple[int, T]]:
+    """Each case line of ``manifest`` after the header as (line number, case); raise UserError
+    at the first line that does not decode (or repeats a key, with ``check_keys``). The
+    streaming readers of both suite kinds share it; ``rabench.cases.validate`` collects every
+    problem instead."""
+    with manifest.open("rb") as fh:
+        next(fh, None)  # header
+        for lineno, raw in enumerate(fh, start=2):
+            if not raw.strip():
+                continue
+            try:
+                case = decoder.decode(raw)
+            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                raise UserError(f"{manifest}:{lineno}: {describe_decode_error(exc)}") from None
+            if check_keys:
+                problem = duplicate_key_problem(raw)
+                if problem is not None:
+                    raise UserError(f"{manifest}:{lineno}: case {getattr(case, 'id', '?')}: {problem}")
+            yield lineno, case
+
+
+def path_in_suite(root: Path, root_real: Path, file: str, where: str) -> Path:
+    """``file`` resolved inside the suite folder, or a UserError starting with ``where``."""
+    try:
+        path = resolve_in_suite(root, file, root_real)
+    except SymlinkLoop as exc:
+        raise UserError(f"{where}: {exc}") from None
+    if path is None:
+        raise UserError(f"{where}: file {file} escapes the suite folder")
+    return path
 
 
 def file_sha256(path: Path) -> str:

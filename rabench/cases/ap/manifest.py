@@ -13,11 +13,9 @@ import msgspec
 
 from rabench.cases.manifest import (
     MANIFEST,
-    SymlinkLoop,
-    describe_decode_error,
-    duplicate_key_problem,
     file_sha256,
-    resolve_in_suite,
+    path_in_suite,
+    strict_lines,
     suite_folder,
 )
 from rabench.contracts.ap import APCase, APDocument
@@ -59,27 +57,10 @@ class APSuiteReader:
     def cases(self, *, check_keys: bool = False) -> Iterator[LoadedAPCase]:
         manifest = self.root / MANIFEST
         root_real = self.root.resolve()
-        with manifest.open("rb") as fh:
-            next(fh, None)
-            for lineno, raw in enumerate(fh, start=2):
-                if not raw.strip():
-                    continue
-                try:
-                    case = ap_case_decoder.decode(raw)
-                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                    raise UserError(f"{manifest}:{lineno}: {describe_decode_error(exc)}") from None
-                if check_keys and (problem := duplicate_key_problem(raw)) is not None:
-                    raise UserError(f"{manifest}:{lineno}: case {case.id}: {problem}")
-                paths: dict[str, Path] = {}
-                for doc in case.documents:
-                    try:
-                        path = resolve_in_suite(self.root, doc.file, root_real)
-                    except SymlinkLoop as exc:
-                        raise UserError(f"{manifest}:{lineno}: case {case.id}: {exc}") from None
-                    if path is None:
-                        raise UserError(f"{manifest}:{lineno}: case {case.id}: file {doc.file} escapes the suite folder")
-                    paths[doc.name] = path
-                yield LoadedAPCase(case, lineno, paths)
+        for lineno, case in strict_lines(manifest, ap_case_decoder, check_keys=check_keys):
+            where = f"{manifest}:{lineno}: case {case.id}"
+            paths = {doc.name: path_in_suite(self.root, root_real, doc.file, where) for doc in case.documents}
+            yield LoadedAPCase(case, lineno, paths)
 
 
 def open_ap_suite(root: str | os.PathLike[str]) -> APSuiteReader:
