@@ -99,14 +99,17 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
         return out
     lowest, base = min(effective)  # the most lenient reading
     slack = max(RATE_TOLERANCE, 100 * 0.011 * max(1, len(ex.line_items)) / f.subtotal)  # type: ignore[operator]
-    printed = ex.tax_rates[0] if ex.tax_rates else None
+    # one rate on several tax rows is a split tax, each row its share: India's "CGST 2.5 %" + "SGST 2.5 %"
+    # is 5 % of the base, so the rates add up (never less lenient than one of them)
+    printed = ex.tax_rates[0] * len(ex.tax_rates) if ex.tax_rates else None
     if printed is not None:
         if printed + slack < lowest <= _credible(printed):
             out.append(Signal(
                 name="plausibility.tax_rate_mismatch",
                 kind="plausibility",
                 text=(f"Tax {f.tax_total:.2f} is {lowest:.2f}% of {base:.2f}, "
-                      f"more than the {printed:g}% printed beside it."),
+                      f"more than the {printed:g}% printed beside it."
+                      + (f" ({len(ex.tax_rates)} rows of {ex.tax_rates[0]:g}%)" if len(ex.tax_rates) > 1 else "")),
                 fields=("tax_total",),
             ))
     elif rule is not None and rule.max is None and rule.highest + slack < lowest <= _credible(rule.highest):

@@ -4,7 +4,8 @@
 ``3.00-`` and ``(3.00)`` are all read, also with a till's tax code glued on
 (``41.07T``, ``190.00SR``). The rule for the separators: the last
 ``.`` or ``,`` followed by one or two digits is the decimal mark; any other
-separator followed by exactly three digits groups thousands. A lone separator
+separator followed by exactly three digits groups thousands (India groups
+lakhs and crores by two above them: ``1,23,456.00``). A lone separator
 followed by three digits (``1.234``) groups thousands unless the integer part
 is 0, because receipts print minor units when the currency has them. For a
 currency without minor units (JPY, KRW, HUF as printed) integers are amounts;
@@ -21,7 +22,8 @@ import msgspec
 
 _SEP = r"[,.'\u2019\u00a0\u202f ]"
 _NUMBER = (
-    r"(?P<num>\d{1,3}(?:" + _SEP + r"\d{3})+(?:[.,]\d{1,2})?"
+    r"(?P<num>\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d{1,2})?"  # India's lakh grouping: "1,23,456.00"
+    r"|\d{1,3}(?:" + _SEP + r"\d{3})+(?:[.,]\d{1,2})?"
     r"|\d+(?:[.,]\d{1,3})?"
     r"|(?<![\d.,])\.\d{2})"  # ".02": a till printing cents without the leading zero
 )
@@ -106,7 +108,10 @@ def parse_number(num: str, *, minor_units: int = 2) -> tuple[Decimal, int] | Non
         if decimal_at is not None and s[decimal_at] in chars:
             return None
         pieces = re.split(r"[^\d]", int_part)
-        if len(pieces[0]) > 3 or any(len(p) != 3 for p in pieces[1:]):
+        # (or India's lakh and crore grouping, "1,23,456.00": pairs of digits above the last three)
+        lakh = chars == {","} and len(pieces) >= 3 and len(pieces[0]) <= 2 and len(pieces[-1]) == 3 and all(
+            len(p) == 2 for p in pieces[1:-1])
+        if not lakh and (len(pieces[0]) > 3 or any(len(p) != 3 for p in pieces[1:])):
             return None
     digits = re.sub(r"\D", "", int_part)
     try:
@@ -138,8 +143,8 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         after = text[end] if end < len(text) else " "
         # not digits glued to letters (SKU "AB123"), to a date or time, or inside a longer number
         glued_symbol = (
-            before in "fEeCS" and (start < 2 or not text[start - 2].isalnum()) and re.search(r"[.,]\d{1,2}$", num)
-        )  # OCR reads a dropped "£"/"€" as a letter ("f1.08"), and "$" as "S" ("S8.20")
+            before in "fEeCSP" and (start < 2 or not text[start - 2].isalnum()) and re.search(r"[.,]\d{1,2}$", num)
+        )  # OCR reads a dropped "£"/"€" as a letter ("f1.08"), "$" as "S" ("S8.20"), "₱" as "P" ("P99.00")
         # a till's tax code glued to the price ("41.07T", "190.00SR", "1,99A") is not a unit
         tax_code = bool(re.match(r"[A-Z]{1,3}(?=\s|$|\*)", text[end:])) and bool(re.search(r"[.,]\d{2}$", num))
         label_colon = before == ":" and (start < 2 or not text[start - 2].isdigit())  # "Total:$8.20", not "10:30"

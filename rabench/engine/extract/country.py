@@ -357,6 +357,11 @@ LANGUAGE_VOTES: dict[str, Votes] = {
     "ja": {"JP": 3},
     "ko": {"KR": 3},
     "zh": {"CN": 1, "TW": 0.7, "HK": 0.7},
+    "sv": {"SE": 1},
+    "no": {"NO": 1},
+    "da": {"DK": 1},
+    "pl": {"PL": 1},
+    "cs": {"CZ": 1},
 }
 
 

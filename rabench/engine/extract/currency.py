@@ -14,7 +14,8 @@ that each could mislead alone. The decision has a clear precedence:
    its currencies; it decides when one currency leads clearly;
 3. **shared sign** — ``$``, ``¥``, ``kr``, ``元``, ``Dhs``: the currency among
    the sign's whose countries the cues favour, else the sign's usual one;
-4. **language** — German/French/Spanish/Italian/Dutch/Portuguese labels → EUR;
+4. **language** — German/French/Spanish/Italian/Dutch/Portuguese labels → EUR,
+   Swedish/Norwegian/Danish/Polish/Czech labels → their crowns, złoty, koruna;
 5. **default** — English amounts with nothing else → USD.
 
 The reading also says which countries the evidence supports, so a tax rate is
@@ -152,7 +153,8 @@ COUNTRY_NARROWS = 1.0  # a shared sign's currency is chosen by country when its 
 SUPPORT_SHARE = 0.3  # countries within this share of the top score are supported too
 
 _LANGUAGE_CURRENCY = {"de": "EUR", "fr": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "pt": "EUR",
-                      "ja": "JPY", "zh": "CNY", "ko": "KRW"}
+                      "ja": "JPY", "zh": "CNY", "ko": "KRW", "sv": "SEK", "no": "NOK", "da": "DKK", "pl": "PLN",
+                      "cs": "CZK"}
 _SHARED_BY_LANGUAGE = {"kr": {"no": "NOK", "da": "DKK"}, "$": {"es": "MXN"}}
 
 

@@ -84,7 +84,9 @@ def _row_amount(row: Row, minor: int) -> Amount | None:
     found = find_amounts(row.text, minor_units=minor)
     if not found or (found[-1].decimals == 0 and minor == 2):
         m = _SPLIT_AMOUNT.search(row.text) if minor == 2 else None
-        if m and row_kind(row.text[: m.start()]) in ("total", "subtotal", "tax"):
+        # (not the tail of a registration number: "VAT NO: GB 220 4302 31")
+        if m and row_kind(row.text[: m.start()]) in ("total", "subtotal", "tax") and not re.search(
+                r"\d[\s.-]*$", row.text[: m.start()]):
             value = float(f"{m.group('int')}.{m.group('dec')}")
             return Amount(value=value, text=m.group(0).strip(), start=m.start(), end=m.end(), decimals=2)
     if not found:

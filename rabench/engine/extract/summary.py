@@ -22,17 +22,25 @@ import msgspec
 
 from rabench.engine.extract.amounts import Amount, find_amounts
 from rabench.engine.extract.layout import Row
-from rabench.engine.extract.vocab import CHANGE, TIP, TOTAL, fold, near_total, row_kind, says_inclusive, unglue
+from rabench.engine.extract.vocab import CHANGE, TAX_BASE, TIP, TOTAL, fold, near_total, row_kind, says_inclusive, unglue
 
 SUMMARY_KINDS = {"subtotal", "total", "tax", "count", "rounding"}
 _TABLE_HEAD = re.compile(
     r"(gst|tax|vat|mwst|ust|tva|btw|iva|sst)\s*(summary|sumary|analysis|breakdown|code|ubersicht|detail|rate)"
-    r"|(?<![a-z])(netto|net|ht|amount|amt|base|basis|excl)(?![a-z]).*(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer)"
-    r"|(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer)(?![a-z]).*(?<![a-z])(netto|net|brutto|ht|ttc|amount|amt)(?![a-z])"
+    r"|(?<![a-z])(netto|net|ht|amount|amt|base|basis|excl)(?![a-z]).*(?<![a-z])"
+    r"(mwst|tax|tva|gst|vat|btw|iva|steuer|moms|mva|dph|ptu)"
+    # "IVA BASE IMPONIBLE CUOTA" (ES), "BTW OVER" (NL), "Moms % Moms Netto Brutto" (SE)
+    r"|(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer|moms|mva|dph|ptu)(?![a-z]).*(?<![a-z])"
+    r"(netto|net|brutto|ht|ttc|amount|amt|base|basis|cuota|over|grundlag|underlag)(?![a-z])"
 )
 _DATE_OR_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}")
 _TIP_GUIDE_ROW = re.compile(r"(?<![\d.,])\d{1,2}(?:[.,]\d)?\s?%")
 _SUGGESTED = re.compile(r"(?<![a-z])(suggest\w*|guide|vorschlag|suggere\w*|sugerid\w*|suggerit\w*)(?![a-z])")
+# a tax word with its amount run into it ("TVA0,36", "MwSt1,90"); "Tax0.50" alone is handled below
+_GLUED_TAX_AMOUNT = re.compile(r"(?i)(?<![a-z])(tax|vat|tva|mwst|ust|iva|gst|hst|btw|ptu|dph|moms|mva)(?=\d[\d.,]*[.,]\d)")
+_TAX_TOTAL = re.compile(r"total|summe|gesamt|jumlah|(?<![a-z])(suma|somme|summa|celkem|razem|osszesen|yhteensa)(?![a-z])")
+_INCLUDED_TAX = re.compile(r"(?<![a-z])(gst|vat|tax|mwst|tva|iva|btw|moms|mva|ust|hst|ppn)(?![a-z])")
+MAX_TAX_SHARE = 0.3  # no tax is more than this share of a total (VAT rates stop at 27 %)
 _NET_TOTAL = re.compile(r"(?<![a-z])net+\s*total|(?<![a-z])nett(?![a-z])")
 
 
@@ -71,6 +79,8 @@ def tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
     if m:
         rate = float(m.group(1).replace(",", "."))
         text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+    # "TVA 5,50% HT 6,54 TVA0,36": OCR ran the amount into a tax word
+    text = _GLUED_TAX_AMOUNT.sub(r"\1 ", text)
     amounts = [a.value for a in find_amounts(text, minor_units=minor)]
     if not amounts:  # "Tax0.50": OCR ran the amount into the label
         text = re.sub(r"(?<=[A-Za-z])(?=\d[\d.,]*[.,]\d{2}\s*$)", " ", text)
@@ -80,7 +90,7 @@ def tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
     if len(amounts) >= 3:
         a, b, c = amounts[-3:]
         if abs(a + b - c) <= 0.011:
-            return b, rate
+            return min(a, b), rate  # net + tax = gross, in either column order (no rate reaches 100 %)
     if len(amounts) == 2 and rate:
         a, b = amounts
         if abs(a * rate / 100 - b) <= max(0.02, 0.006 * b):
@@ -111,7 +121,9 @@ def _table(rows: list[Row], minor: int, after: int) -> tuple[list[int], float | 
             body.append(j)
             values = [a.value for a in found]
             if len(values) >= 3 and abs(values[-3] + values[-2] - values[-1]) <= 0.011:
-                net, tax = values[-3], values[-2]
+                # net + tax = gross; Lidl and others print the tax before the net ("MWST + Netto = Brutto"):
+                # the tax is the smaller (no rate reaches 100 %)
+                net, tax = max(values[-3], values[-2]), min(values[-3], values[-2])
             else:
                 net, tax = values[-2], values[-1]
             if re.search(r"(?<![a-z])(total|summe|jumlah|gesamt)", fold(text)):
@@ -245,6 +257,15 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             kinds[i] = "total"
         elif i < total_at:
             kinds[i] = "with_tax"
+    for i, k in enumerate(kinds):
+        # "Total includes GST $0.41" (Australia), "Total incl. VAT 1.17" under "TOTAL 9.55": the tax inside the
+        # total, not another total — a total with its tax is never under a third of another total row
+        a = amounts[i]
+        if k == "total" and a is not None and a.value > 0 and _INCLUDED_TAX.search(unglue(fold(rows[i].text[: a.start]))) \
+                and says_inclusive(unglue(fold(rows[i].text[: a.start]))) and any(
+                    kinds[j] == "total" and b is not None and b.value >= a.value / MAX_TAX_SHARE
+                    for j, b in enumerate(amounts) if j != i):
+            kinds[i] = "tax"
     due_under_tax = _due_under_tax(rows, amounts, kinds, minor)
     if due_under_tax is not None:
         kinds[due_under_tax[0]], kinds[due_under_tax[1]] = "subtotal", "total"
@@ -296,7 +317,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         if tax is None:
             continue
         s = unglue(fold(rows[i].text))
-        if re.search(r"(total|summe|gesamt|jumlah)", s):
+        if _TAX_TOTAL.search(s):  # "Total Tax", "Summe MwSt", "SUMA PTU", "Somme TVA", "Celkem DPH"
             tax_total_row = (i, tax)
         if says_inclusive(s):
             inclusive = True
@@ -351,7 +372,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         if i in in_table:
             continue
         text = rows[i].text.strip()
-        if amounts[i] is not None and kinds[i] in ("other", "info"):
+        if amounts[i] is not None and kinds[i] in ("other", "info") and not TAX_BASE.search(fold(text)):
             doubts.append(f"a row in the totals the reader could not place: \"{text}\"")
         elif amounts[i] is None and re.search(r"\d", text) and kinds[i] != "count" and not _DATE_OR_TIME.search(text):
             doubts.append(f"a number in the totals the reader could not read as money: \"{text}\"")

@@ -41,7 +41,14 @@ SUBTOTAL = _kw([
     "excluding", "exclusive", "excl", "exkl", "exkl.", "ohne mwst", "hors taxe", "hors taxes", "sin iva",
     "senza iva", "excl. btw", "exclusief", "before gst", "before tax", "before vat", "zwsumme",
     "taxable sales", "taxable amount", "taxable total", "jumlah kecil", "sub jumlah", "subjumlah",
+    "taxable value",
 ])
+# The taxable base of one tax group, printed beside the tax rows: Poland's fiscal receipts ("SPRZEDAZ
+# OPODATKOWANA A 4,29" over "PTU A 23% 0,80"), the Philippines' "VATable Sales", "VAT-Exempt Sales",
+# "Zero-Rated Sales". Neither an item nor the receipt's subtotal: a fact about the tax.
+TAX_BASE = re.compile(
+    r"sprzed\w*\s*opod|(?<![a-z])(?:vatable|vat[\s-]*exempt|zero[\s-]*rated)\s*(?:sales?|amount)(?![a-z])"
+)
 # Tax words OCR often glues to the word before ("SalesTax", "dontTVA", "enth.MwSt"): these
 # match without a left boundary (never "taxi": the right boundary still holds).
 _GLUED_TAX = re.compile(r"(tax|vat|tva|mwst|iva|gst|hst|btw)(?=\s?\d|\.\s?\d|:|rate)")  # not "oliva"; "TaxRate"
@@ -206,6 +213,13 @@ LANGUAGE_WORDS: dict[str, list[str]] = {
     "ja": ["合計", "小計", "消費税", "お預り", "お釣り", "領収", "税込"],
     "zh": ["发票", "合计", "金额", "增值税", "元"],
     "ko": ["합계", "부가세", "영수증"],
+    # Nordic and Central European till words (distinctive ones: "moms" is Swedish and Danish, "totalt"
+    # Swedish and Norwegian)
+    "sv": ["kvitto", "kassakvitto", "att betala", "kontant", "vaxel", "summa", "moms", "totalt", "tack for"],
+    "no": ["mva", "totalt", "kvittering", "bankkort", "vekslepenger", "takk for", "betalt", "kontant"],
+    "da": ["i alt", "moms", "dankort", "byttepenge", "at betale", "heraf moms", "kvittering"],
+    "pl": ["paragon fiskalny", "paragon", "suma", "ptu", "gotowka", "reszta", "sprzedaz opodatkowana", "razem"],
+    "cs": ["celkem", "dph", "hotove", "uctenka", "vraceno", "k uhrade", "zaplaceno", "dekujeme"],
 }
 _LANG_RE = {lang: _kw(words) for lang, words in LANGUAGE_WORDS.items()}
 
@@ -261,6 +275,8 @@ def row_kind(label: str) -> str:
     s = unglue(fold(label))
     if ITEM_TAXES.search(s):
         return "other"  # a tourist tax is a charge on the bill, not the receipt's tax
+    if TAX_BASE.search(s):
+        return "info"
     has_tax = bool(TAX.search(s) or _GLUED_TAX.search(s) or _TAX_MISREAD.search(s))
     has_total = bool(TOTAL.search(s) or _TOTAL_MISREAD.search(s))
     if ROUNDING.search(s) and not (has_tax and not has_total):
