@@ -215,8 +215,10 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             if tip is None or any(amounts[j] is not None for j in range(tip, i + 1)):
                 continue
             above = next((j for j in range(tip - 1, max(-1, tip - 3), -1) if amounts[j] is not None), None)
-            if above is not None and kinds[above] in ("subtotal", "other") and amounts[above].value > 0 \
-                    and not any(amounts[j] is not None and amounts[j].value > 0 for j in range(i + 1, min(n, i + 4))):  # type: ignore[union-attr]
+            printed = amounts[above] if above is not None else None
+            later = [a for a in amounts[i + 1: i + 4] if a is not None and a.value > 0]
+            if above is not None and printed is not None and printed.value > 0 and not later \
+                    and kinds[above] in ("subtotal", "other"):
                 kinds[above] = "total"
                 blank_tip_total = above
                 break
