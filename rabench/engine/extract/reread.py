@@ -155,6 +155,13 @@ def _targets(lines: Sequence[OcrLine], ex: Extraction) -> tuple[list[int], list[
     return amount_lines[:MAX_LINES], bare[:2]
 
 
+def _claims_proof(ex: Extraction) -> bool:
+    from rabench.engine.checks import totals_add_up
+
+    signal = totals_add_up(ex).signal
+    return signal is not None and signal.kind == "proof"
+
+
 def _reconciles(lines: list[OcrLine]) -> bool:
     from rabench.engine.checks import totals_add_up
 
@@ -207,6 +214,10 @@ def reread_amounts(
         return ex, lines, Reread()
     minor = ex.minor_units
     targets, bare = _targets(lines, ex)
+    # only an amount first read below CHANGE_BELOW (or not read as money) may change; a sure one is
+    # re-read only to doubt a proof the first read would claim
+    proof = _claims_proof(ex)
+    targets = [i for i in targets if proof or lines[i].confidence < CHANGE_BELOW or _value(lines[i].text, minor) is None]
     if not targets and not bare:
         return ex, lines, Reread()
     image, scale = load_image()
