@@ -76,6 +76,29 @@ def test_a_vat_number_on_a_tax_row_is_not_an_amount():
 
 
 @pytest.mark.parametrize(
+    ("text", "total", "rounding"),
+    [
+        ("POTRAVINY\nChleb  32,90\nPivo  19,90\nMezisoucet  52,80\nZaokrouhleni  0,20\nCelkem k uhrade  53,00\n"
+         "Hotove  100,00\nVraceno  47,00", 53.00, 0.20),
+        ("BAGEREN\nCVR 12345678\nKaffe  45,25\nSubtotal  45,25\nAfrunding  0,25\nI alt  45,50\nKontant  50,00\n"
+         "Byttepenge  4,50", 45.50, 0.25),
+        ("BAECKEREI\nGipfeli  1.80\nKaffee  4.52\nZwischensumme  6.32\nRundungsdifferenz  -0.02\nTotal CHF  6.30\n"
+         "Bar  10.00", 6.30, -0.02),
+    ],
+)
+def test_cash_rounding_in_other_languages_is_a_rounding_line(text, total, rounding):
+    ex = _read(text)
+    assert (ex.fields.total, ex.rounding) == (total, [rounding])
+    assert not ex.doubts
+
+
+def test_finnish_alv_is_a_tax():
+    ex = _read("K-MARKET\nY-tunnus 0109862-8\nMaito  1,19\nKahvi  5,99\nYHTEENSA  7,18\nPankkikortti  7,18\n"
+               "ALV 14%  0,88")
+    assert (ex.fields.total, ex.fields.tax_total, ex.fields.currency) == (7.18, 0.88, "EUR")
+
+
+@pytest.mark.parametrize(
     ("text", "currency"),
     [
         ("NARVESEN\nKvittering\nAvis  kr 35,00\nTotalt  kr 35,00\nBankkort  kr 35,00\nHerav mva 15%  4,57", "NOK"),

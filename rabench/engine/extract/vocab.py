@@ -42,6 +42,7 @@ SUBTOTAL = _kw([
     "senza iva", "excl. btw", "exclusief", "before gst", "before tax", "before vat", "zwsumme",
     "taxable sales", "taxable amount", "taxable total", "jumlah kecil", "sub jumlah", "subjumlah",
     "taxable value",
+    "mezisoucet", "valisumma",
 ])
 # The taxable base of one tax group, printed beside the tax rows: Poland's fiscal receipts ("SPRZEDAZ
 # OPODATKOWANA A 4,29" over "PTU A 23% 0,80"), the Philippines' "VATable Sales", "VAT-Exempt Sales",
@@ -57,6 +58,7 @@ TAX = _kw([
     "btw", "moms", "mva", "消費税", "内税", "外税", "税", "부가세", "ptu", "dph", "afa", "kdv", "steuer",
     "sst", "ppn", "pajak", "cukai", "pb1", "pb 1", "service tax",
     "sales tax", "i.v.a", "taxe", "imposta", "impuesto", "cgst", "sgst", "igst", "tps", "tvq",
+    "alv", "fpa", "pvm", "pvn", "ddv", "pdv", "dds",
 ])
 TIP = _kw([
     "tip", "tips", "gratuity", "service", "service charge", "serv. charge", "pourboire", "trinkgeld",
@@ -75,6 +77,8 @@ ROUNDING = _kw([
     "gerundet", "arrondi", "arrondissement", "redondeo", "arrotondamento", "afronding", "avrundning",
     "oresavrundning", "pembundaran", "penggenapan", "round adjustment", "rounding adj.",
     "pembulatan", "pelarasan", "adj rounding",
+    "rundungsdifferenz", "rappenrundung", "zaokrouhleni", "zaokraglenie", "afrunding", "avrunding",
+    "oreavrunding", "øreavrunding", "pyoristys", "arredondamento",
 ])
 PAYMENT = _kw([
     "cash", "card", "visa", "mastercard", "master card", "amex", "maestro", "paid", "payment",
@@ -86,12 +90,15 @@ PAYMENT = _kw([
     "tunai", "baki", "tender", "tendered", "amex", "bancontact", "kartenzahlung", "bargeld", "zahlbetrag bar",
     "kembali", "kembalian", "uang kembali", "entregado", "entrega", "bancomat", "contante",
     "terug", "betaald", "wisselgeld", "kartu", "kartu debit", "kad kredit", "kad debit",
+    "gotowka", "karta", "hotove", "hotovost", "platba kartou", "kontant", "kort", "bankkort", "dankort",
+    "eftpos", "interac", "multibanco", "pankkikortti", "kateinen", "vraceno", "vekslepenger", "takaisin",
 ])
 # Money given back: a payment row above it shows what was tendered, not what was due.
 CHANGE = _kw([
     "change", "change due", "ruckgeld", "zuruck", "wechselgeld", "rendu", "monnaie rendue", "a rendre", "cambio",
     "vuelto", "vuelta", "resto", "troco", "wisselgeld", "terug", "baki", "kembali", "kembalian", "uang kembali",
     "お釣り", "おつり", "釣銭", "reszta", "vaxel", "vaxelpengar", "byttepenge",
+    "vraceno", "vekslepenger", "takaisin",
 ])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
@@ -101,7 +108,8 @@ TOTAL = _kw([
     "summa", "att betala", "razem", "suma", "celkem", "osszesen", "toplam", "balance", "ttc",
     "jumlah", "jumlah besar", "total payable", "amount payable", "nett total", "net payable", "payable",
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
-    "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
+    "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "k uhrade", "do zaplaty", "at betale",
+    "a betale", "zahlbetrag", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
