@@ -13,6 +13,7 @@ import pytest
 from rabench.contracts.targets_config import parse_targets_config as C
 from rabench.engine.extract import extract_fields, rows_from_text
 from rabench.engine.extract.amounts import find_amounts
+from rabench.engine.extract.dates import parse_dates, pick_date
 from rabench.engine.plausibility import tax_rate_signals
 from rabench.engine.target import SelfTarget
 from rabench.targets.base import CheckRequest
@@ -196,3 +197,15 @@ def test_a_genuine_receipt_of_another_country_is_read_right_and_not_flagged(rece
     assert not [r for r in v.reasons if r.kind in ("proof", "plausibility")], reasons
     assert v.risk < 0.5, reasons
 
+
+
+@pytest.mark.parametrize(
+    ("printed", "language", "iso"),
+    [("14 avr. 2023", "fr", "2023-04-14"), ("14. Mär. 2023", "de", "2023-03-14"), ("14 mag 2023", "it", "2023-05-14"),
+     ("14 de março de 2023", "pt", "2023-03-14"), ("14 augusti 2023", "sv", "2023-08-14"),
+     ("14. marts 2023", "da", "2023-03-14"), ("14 marca 2023", "pl", "2023-03-14"), ("14. března 2023", "cs", "2023-03-14"),
+     ("25.04.20 09:38", "de", "2020-04-25"), ("2023.03.14 18:42", None, "2023-03-14")],
+)
+def test_dates_as_other_countries_print_them(printed, language, iso):
+    found = pick_date(parse_dates([printed], language=language))
+    assert found is not None and found.iso == iso

@@ -28,18 +28,23 @@ import msgspec
 MONTHS: dict[str, int] = {}
 for _num, _names in enumerate(
     [
-        "january jan janvier janv januar jän jaen enero ene gennaio gen januari 1月",
-        "february feb février fevrier févr fevr februar febrero febbraio februari",
-        "march mar mars märz maerz marz marzo mrt maart",
-        "april apr avril abril aprile apri1",
-        "may mai mayo maggio mei",
-        "june jun juin juni junio giugno",
-        "july jul juillet juil juli julio luglio ju1 ju1y",
-        "august aug août aout august agosto ago augustus",
-        "september sep sept septembre septiembre settembre set",
-        "october oct octobre oktober okt octubre ottobre ott 0ct 0ctober 0kt",
-        "november nov novembre noviembre n0v",
-        "december dec décembre decembre déc dezember dez diciembre dic dicembre",
+        # (then Portuguese, Scandinavian, Polish and Czech names and the short forms tills print:
+        # "14 avr. 2023", "14. Mär. 2023", "14 mag 2023", "14 de março de 2023", "14 augusti 2023")
+        "january jan janvier janv januar jän jaen enero ene gennaio gen januari 1月"
+        " janeiro stycznia ledna",
+        "february feb février fevrier févr fevr februar febrero febbraio februari"
+        " fevereiro lutego února unora",
+        "march mar mars märz maerz marz marzo mrt maart mär mrz março marco marts marca března brezna",
+        "april apr avril abril aprile apri1 avr abr kwietnia dubna",
+        "may mai mayo maggio mei mag maio maj maja května kvetna",
+        "june jun juin juni junio giugno giu junho czerwca června cervna",
+        "july jul juillet juil juli julio luglio ju1 ju1y lug julho lipca července cervence",
+        "august aug août aout august agosto ago augustus augusti sierpnia srpna",
+        "september sep sept septembre septiembre settembre set setiembre setembro września wrzesnia září zari",
+        "october oct octobre oktober okt octubre ottobre ott 0ct 0ctober 0kt outubro października pazdziernika"
+        " října rijna",
+        "november nov novembre noviembre n0v novembro listopada listopadu",
+        "december dec décembre decembre déc dezember dez diciembre dic dicembre dezembro grudnia prosince",
     ],
     start=1,
 ):
