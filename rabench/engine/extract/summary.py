@@ -31,7 +31,8 @@ _TABLE_HEAD = re.compile(
     r"(mwst|tax|tva|gst|vat|btw|iva|steuer|moms|mva|dph|ptu)"
     # "IVA BASE IMPONIBLE CUOTA" (ES), "BTW OVER" (NL), "Moms % Moms Netto Brutto" (SE)
     r"|(?<![a-z])(mwst|tax|tva|gst|vat|btw|iva|steuer|moms|mva|dph|ptu)(?![a-z]).*(?<![a-z])"
-    r"(netto|net|brutto|ht|ttc|amount|amt|base|basis|cuota|over|grundlag|underlag)(?![a-z])"
+    r"(netto|net|brutto|ht|ttc|amount|amt|base|basis|cuota|grundlag|underlag)(?![a-z])"
+    r"|(?<![a-z])btw\s*over(?![a-z])"
 )
 _DATE_OR_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}")
 _TIP_GUIDE_ROW = re.compile(r"(?<![\d.,])\d{1,2}(?:[.,]\d)?\s?%")
