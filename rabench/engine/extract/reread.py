@@ -9,15 +9,19 @@ upscaled (Lanczos), by the recogniser alone, in four framings. Only what the rea
 only when it needs it: the amounts of the totals block's rows, when the printed amounts don't
 reconcile (or no total was read).
 
-The rule (``decide``): an amount is replaced only when it was first read below
+The rule (``reread_amounts``): an amount is replaced only when it was first read below
 ``CHANGE_BELOW`` confidence (or not read as money at all) and either (A) every framing reads the
-same new value, each more surely than the first read, or (B) a framing's value makes the printed
-amounts reconcile — the total equals subtotal + tax ... (``checks.totals_add_up`` passes) or
-what was paid less the change — where the first read did not, with one digit or two changed. A
-value no framing read is never used. Whatever changed, the reading gets a doubt, so the
-arithmetic check never claims a proof on a re-read; and an amount the first read used that the
-framings read otherwise (most of them, surely) gets a doubt too: a re-read can only take a proof
-away, never make one.
+same new value, each at least ``AGREE_CONFIDENCE`` and surer than the first read, or (B) a value
+a framing read at least ``RECONCILE_READ`` makes the printed amounts reconcile — the total
+equals subtotal + tax ... (``checks.totals_add_up`` passes) or what was paid less the change —
+where the first read did not, with one or two digits misread in place or one dropped or added.
+In both, the total after the change must be the first read's or the value re-read: a change may
+not move the total to another row (a forger's edited total read as a smaller number would
+otherwise hand the total to the unedited row above it). Two different reconciling changes are a
+guess: none is made. A value no framing read is never used. Whatever changed, the reading gets
+a doubt, so the arithmetic check never claims a proof on a re-read; and an amount the first read
+used that the framings read otherwise (most of them, surely) gets a doubt too: a re-read can only
+take a proof away, never make one.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from rabench.engine.ocr import OcrLine
 
 CHANGE_BELOW = 0.93  # an amount read at least this surely is never replaced (a proof's odd one needs 0.93)
 AGREE_CONFIDENCE = 0.9  # rule A: every framing reads the new value at least this surely
+RECONCILE_READ = 0.7  # rule B: the reconciling value read at least this surely by some framing
 MIN_READ = 0.5  # a framing's read below this confidence is not a candidate
 MAX_LINES = 8  # at most this many lines re-read on a receipt
 # (horizontal margin, vertical margin) in line heights, and the upscale factor
@@ -155,6 +160,11 @@ def _targets(lines: Sequence[OcrLine], ex: Extraction) -> tuple[list[int], list[
     return amount_lines[:MAX_LINES], bare[:2]
 
 
+def _total_in(lines: list[OcrLine], allowed: set[float]) -> bool:
+    total = extract_fields(rows_from_ocr(lines)).fields.total
+    return total is None or round(total, 6) in allowed
+
+
 def _claims_proof(ex: Extraction) -> bool:
     from rabench.engine.checks import totals_add_up
 
@@ -162,12 +172,14 @@ def _claims_proof(ex: Extraction) -> bool:
     return signal is not None and signal.kind == "proof"
 
 
-def _reconciles(lines: list[OcrLine]) -> bool:
+def _reconciles(lines: list[OcrLine], allowed: set[float] | None = None) -> bool:
+    """Do the amounts read from ``lines`` reconcile? With ``allowed``: and is the total one of
+    those values (a re-read may not move the total to another row's amount)."""
     from rabench.engine.checks import totals_add_up
 
     rows = rows_from_ocr(lines)
     ex = extract_fields(rows)
-    if ex.fields.total is None:
+    if ex.fields.total is None or (allowed is not None and round(ex.fields.total, 6) not in allowed):
         return False
     if totals_add_up(ex).check.status == "passed":
         return True
@@ -260,7 +272,9 @@ def reread_amounts(
         d0 = _digits(v0, minor)
         values = {v for v, _, _ in cands}
         for v in sorted(values):
-            if v == v0 or (v0 is not None and _edits(d0, _digits(v, minor)) > 2):
+            d = _digits(v, minor)
+            # a digit or two misread in place, or one digit dropped or added ("035.00" for 635.00)
+            if v == v0 or (v0 is not None and _edits(d0, d) > (2 if len(d) == len(d0) else 1)):
                 continue
             best = max((c for w, _, c in cands if w == v), default=0.0)
             new = OcrLine(_replace_amount(first.text, minor, v), first.box, best, first.slope)
@@ -272,13 +286,14 @@ def reread_amounts(
 
     accepted: list[tuple[int | None, OcrLine, str]] = []
     for at, new, why in proposals:
-        if why:
-            accepted.append((at, new, why))
-            continue
-        if base_reconciles:
-            continue
         trial = [new if k == at else ln for k, ln in enumerate(lines)] if at is not None else [*lines, new]
-        if _reconciles(trial):
+        # the total after the change is the first read's or the value re-read (never another row's)
+        allowed = {round(x, 6) for x in (ex.fields.total, _value(new.text, minor)) if x is not None}
+        if why:
+            if _total_in(trial, allowed):
+                accepted.append((at, new, why))
+            continue
+        if not base_reconciles and new.confidence >= RECONCILE_READ and _reconciles(trial, allowed):
             accepted.append((at, new, "the amounts then reconcile"))
     # one change per line; two different reconciling changes are a guess: none is made
     by_line: dict[int | None, list[tuple[OcrLine, str]]] = {}
