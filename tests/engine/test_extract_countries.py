@@ -209,3 +209,9 @@ def test_a_genuine_receipt_of_another_country_is_read_right_and_not_flagged(rece
 def test_dates_as_other_countries_print_them(printed, language, iso):
     found = pick_date(parse_dates([printed], language=language))
     assert found is not None and found.iso == iso
+
+
+def test_a_word_with_an_ocr_zero_is_not_the_receipt_number():
+    # Italy's "DOCUMENTO COMMERCIALE" heads every receipt; OCR reads its O as a zero
+    ex = _read("COOP\nDOCUMENT0 COMMERCIALE\nPASTA  1,29\nTOTALE COMPLESSIVO  1,29\nDOCUMENTO N. 0042-0087")
+    assert ex.fields.receipt_number == "0042-0087"
