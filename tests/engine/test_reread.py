@@ -153,12 +153,12 @@ def test_a_total_printed_too_small_for_the_first_read_is_read_at_full_resolution
 
 def test_a_re_read_never_moves_the_total_to_another_row():
     # a forger's total (62.90, read at 0.90) under the receipt's own "Total incl. GST 31.47": a
-    # framing reads it "2.96", which would hand the total to the row above and reconcile
+    # framing reads it "12.90" (one digit), which would hand the total to the row above and reconcile
     rows = [("Paper", "41.07", 0.99), ("Great Saving", "-9.60", 0.99), ("Total Incl GST", "31.47", 0.99),
             ("Total", "62.90", 0.90)]
     lines = _lines(rows)
     ex, result = _first(lines)
     assert ex.fields.total == 62.9 and result.check.status != "passed"
-    recognise, _ = _reads({"62.90": [("62 .96", 0.55), ("2.96", 0.75), ("2.96", 0.75), ("2.6", 0.67)]}, lines)
+    recognise, _ = _reads({"62.90": [("62 .96", 0.55), ("12.90", 0.75), ("12.90", 0.75), ("2.6", 0.67)]}, lines)
     out, _, done = reread_amounts(lines, ex, False, _painted(lines), recognise=recognise, read_region=_no_region)
     assert out.fields.total == 62.9 and not done.changed
