@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from rabench.contracts.targets_config import parse_targets_config as C
+from rabench.engine.checks import totals_add_up
 from rabench.engine.extract import extract_fields, rows_from_text
 from rabench.engine.extract.amounts import find_amounts
 from rabench.engine.extract.dates import parse_dates, pick_date
@@ -215,3 +216,14 @@ def test_a_word_with_an_ocr_zero_is_not_the_receipt_number():
     # Italy's "DOCUMENTO COMMERCIALE" heads every receipt; OCR reads its O as a zero
     ex = _read("COOP\nDOCUMENT0 COMMERCIALE\nPASTA  1,29\nTOTALE COMPLESSIVO  1,29\nDOCUMENTO N. 0042-0087")
     assert ex.fields.receipt_number == "0042-0087"
+
+
+def test_a_total_rounded_to_the_coin_without_a_rounding_row_is_no_proof():
+    # Sweden pays cash in whole kronor; a till that does not print "Öresavrundning" is not a forgery
+    se = totals_add_up(_read("ICA\nOrg.nr 556000-0000\nMjolk  14,95\nOst  76,00\nTotalt  91,00 kr\nKontant  100,00"))
+    assert se.check.status == "not_run" and se.signal is not None and se.signal.kind == "opinion"
+    # ... but a krona more than that, or the same five öre in dollars (no such rounding), still is
+    assert totals_add_up(_read("ICA\nOrg.nr 556000-0000\nMjolk  14,95\nOst  76,00\nTotalt  92,00 kr")).check.status \
+        == "failed"
+    assert totals_add_up(_read("DELI\nNew York NY 10006\nSandwich  14.95\nSoup  76.00\nTotal  91.00")).check.status \
+        == "failed"
