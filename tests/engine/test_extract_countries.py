@@ -227,3 +227,25 @@ def test_a_total_rounded_to_the_coin_without_a_rounding_row_is_no_proof():
         == "failed"
     assert totals_add_up(_read("DELI\nNew York NY 10006\nSandwich  14.95\nSoup  76.00\nTotal  91.00")).check.status \
         == "failed"
+
+
+@pytest.mark.parametrize(
+    ("text", "total", "currency"),
+    [
+        ("MIGROS\nCHE-105.833.264 MWST\nBrot  3.20\nKaese  22.40\nTotal CHF  25.60\nTotal EUR  26.10\nKurs 1.0195\n"
+         "Bar CHF  30.00", 25.60, "CHF"),
+        ("KONZUM\nKruh  1,20 EUR\nMlijeko  0,99 EUR\nUKUPNO  2,19 EUR\nUKUPNO  16,50 HRK\nTecaj 7,53450", 2.19, "EUR"),
+    ],
+)
+def test_a_total_printed_in_two_currencies_is_the_receipts_own(text, total, currency):
+    ex = _read(text)
+    assert (ex.fields.total, ex.fields.currency) == (total, currency)
+    assert totals_add_up(ex).check.status == "passed"
+
+
+def test_a_euro_receipt_without_a_country_is_judged_by_every_euro_country():
+    # Croatia's 25 % is a euro-area rate since 2023: no "not charged" reason; 31 % is charged nowhere
+    ok = _read("KONZUM\nKruh  1,20 EUR\nMlijeko  8,80 EUR\nUKUPNO  10,00 EUR\nPDV 25%  2,00\nDatum 14.03.2024")
+    assert ok.fields.total == 10.00 and not tax_rate_signals(ok)
+    bad = _read("KONZUM\nKruh  1,20 EUR\nUKUPNO  1,20 EUR\nPDV 31%  0,28\nDatum 14.03.2024")
+    assert [s.name for s in tax_rate_signals(bad)] == ["plausibility.tax_rate_printed"]

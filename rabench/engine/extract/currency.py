@@ -45,7 +45,10 @@ class CurrencyInfo:
     languages: tuple[str, ...] = field(default=())
 
 
-_EURO_AREA = ("DE", "FR", "ES", "IT", "NL", "AT", "BE", "PT", "IE", "FI", "GR", "LU")
+# (every euro country: a printed "EUR" with no other cue is judged by the rates of all of them, so a
+# Croatian 25 % is not "not charged" in a euro area without Croatia)
+_EURO_AREA = ("DE", "FR", "ES", "IT", "NL", "AT", "BE", "PT", "IE", "FI", "GR", "LU", "HR", "SK", "SI", "EE", "LV",
+              "LT", "CY", "MT", "BG")
 
 CURRENCIES: dict[str, CurrencyInfo] = {
     c.code: c

@@ -139,6 +139,27 @@ def _table(rows: list[Row], minor: int, after: int) -> tuple[list[int], float | 
     return [], None, None
 
 
+# Currency codes a total row may name: a receipt printing its total in two currencies ("Total CHF 25.60" /
+# "Total EUR 26.10" at Swiss tills; "UKUPNO 2,19 EUR" / "16,50 HRK" in Croatia's changeover year)
+_CODE = re.compile(r"(?<![A-Za-z])(EUR|CHF|USD|GBP|PLN|CZK|HUF|SEK|NOK|DKK|HRK|BGN|RON|RSD|BAM|TRY|CAD|AUD|NZD|"
+                   r"SGD|MYR|HKD|JPY|CNY|INR|THB|IDR|PHP|AED|ZAR|MXN|BRL)(?![A-Za-z])")
+
+
+def _own_currency_totals(rows: list[Row], total_rows: list[int]) -> list[int]:
+    """Total rows in two currencies: keep those in the receipt's own (the code printed most often on
+    the receipt, the first total's on a tie) and the rows that name no currency."""
+    named = {i: m.group(1) for i in total_rows if (m := _CODE.search(rows[i].text))}
+    if len(set(named.values())) < 2:
+        return total_rows
+    counts: dict[str, int] = {}
+    for r in rows:
+        for code in _CODE.findall(r.text):
+            counts[code] = counts.get(code, 0) + 1
+    first = {code: i for i, code in sorted(named.items(), reverse=True)}
+    own = max(set(named.values()), key=lambda c: (counts.get(c, 0), -first[c]))
+    return [i for i in total_rows if named.get(i, own) == own]
+
+
 def amount_paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str], start: int) -> tuple[float, int] | None:
     """(amount paid, its row): the first payment row from ``start`` less the change given back under it."""
     for i in range(start, len(rows)):
@@ -284,6 +305,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         return amounts[i].value  # type: ignore[union-attr]
 
     total_rows = [i for i, k in enumerate(kinds) if k == "total" and amounts[i] and value(i) > 0 and i not in in_table]
+    total_rows = _own_currency_totals(rows, total_rows)
     rounding_rows = [i for i, k in enumerate(kinds) if k == "rounding" and amounts[i] and i not in in_table]
     total = total_row = None
     if total_rows:

@@ -109,7 +109,8 @@ TOTAL = _kw([
     "jumlah", "jumlah besar", "total payable", "amount payable", "nett total", "net payable", "payable",
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
     "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "k uhrade", "do zaplaty", "at betale",
-    "a betale", "zahlbetrag", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
+    "a betale", "zahlbetrag", "ukupno", "ukupan iznos", "za platiti", "za placanje", "skupaj", "za placilo", "spolu",
+    "celkom", "kokku", "is viso", "fizetendo", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
