@@ -249,3 +249,14 @@ def test_a_euro_receipt_without_a_country_is_judged_by_every_euro_country():
     assert ok.fields.total == 10.00 and not tax_rate_signals(ok)
     bad = _read("KONZUM\nKruh  1,20 EUR\nUKUPNO  1,20 EUR\nPDV 31%  0,28\nDatum 14.03.2024")
     assert [s.name for s in tax_rate_signals(bad)] == ["plausibility.tax_rate_printed"]
+
+
+def test_indias_net_amount_under_the_gst_and_round_off_is_the_total():
+    # "Net Amount" above the tax is the net; under the GST and the "Round Off" it is what is due (it was
+    # read as a subtotal of 725.00 against items of 690.00: a false arithmetic proof)
+    ex = _read("SPICE PVT LTD\nGSTIN 29AABCS1234F1Z5\nPaneer  690.00\nGross Amount  690.00\nCGST 2.5%  17.25\n"
+               "SGST 2.5%  17.25\nRound Off  0.50\nNet Amount  725.00\nCash  725.00")
+    assert (ex.fields.total, ex.rounding) == (725.00, [0.50])
+    assert totals_add_up(ex).check.status == "passed"
+    above = _read("SHOP LTD\nTea  10.00\nNet Amount  10.00\nVAT 20%  2.00\nTotal  12.00")
+    assert (above.fields.subtotal, above.fields.total) == (10.00, 12.00)

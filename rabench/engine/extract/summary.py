@@ -42,7 +42,8 @@ _GLUED_TAX_AMOUNT = re.compile(r"(?i)(?<![a-z])(tax|vat|tva|mwst|ust|iva|gst|hst
 _TAX_TOTAL = re.compile(r"total|summe|gesamt|jumlah|(?<![a-z])(suma|somme|summa|celkem|razem|osszesen|yhteensa)(?![a-z])")
 _INCLUDED_TAX = re.compile(r"(?<![a-z])(gst|vat|tax|mwst|tva|iva|btw|moms|mva|ust|hst|ppn)(?![a-z])")
 MAX_TAX_SHARE = 0.3  # no tax is more than this share of a total (VAT rates stop at 27 %)
-_NET_TOTAL = re.compile(r"(?<![a-z])net+\s*total|(?<![a-z])nett(?![a-z])")
+# (also India's "Net Amount" / "Net Payable" under the GST and "Round Off": the amount due)
+_NET_TOTAL = re.compile(r"(?<![a-z])net+\s*(?:total|amount|amt|payable)|(?<![a-z])nett(?![a-z])")
 
 
 class SummaryReading(msgspec.Struct, frozen=True):
