@@ -155,6 +155,23 @@ class PrepCache:
             self._hashes.popitem(last=False)
         return digest
 
+    def lookup(self, source: Path, sha256: str) -> PreparedFile | None:
+        """``get``'s answer when this object already has it: ``source`` unchanged since it was
+        hashed (one ``stat``), its hash the manifest's, its file prepared. None: ask ``get``
+        (which prepares, waits, or raises). No coroutine: the usual call of a run costs a stat."""
+        try:
+            sig = (str(source), file_signature(source))
+        except OSError:
+            return None
+        key = self._hashes.get(sig)
+        if key is None or key != sha256.lower():
+            return None
+        memo = self._memo.get(key)
+        if type(memo) is not PreparedFile:
+            return None
+        self.stats.memo_hits += 1
+        return memo
+
     async def get(self, source: Path, sha256: str, media_type: str = "") -> PreparedFile:
         """The prepared image of ``source``, whose bytes must hash to ``sha256`` (the manifest's)."""
         expected = sha256.lower()

@@ -137,6 +137,9 @@ class AdaptiveGate(ProviderGate):
         return (f"adaptive concurrency {s.slots} of {s.cap} at the end, ceiling {ceiling} "
                 f"({s.throttles} throttled, {s.decreases} decreases)")
 
+    def idle_slots(self) -> int:
+        return 0 if self._waiters else max(0, self.state.slots - self._held)
+
     async def _take_slot(self) -> None:
         if self._held < self.state.slots and not self._waiters:
             self._held += 1

@@ -12,9 +12,10 @@ did to an Outcome status (DESIGN.md, "One retry layer"):
 ``latency_s`` is the monotonic wall time of the final attempt, measured here
 (inside the gate, so waiting for a slot or a rate token is not latency).
 
-The timeout is ``asyncio.timeout`` rather than an anyio cancel scope: the run
-loop always runs on anyio's asyncio backend, and the native timeout costs a
-fraction of a scope on the hot path (see docs/performance.md, "Runner").
+The timeout is asyncio's own mechanism rather than an anyio cancel scope (the run
+loop always runs on anyio's asyncio backend; see docs/performance.md, "Runner"):
+one timer that cancels the task, and the cancel request taken back, exactly as
+``asyncio.timeout`` does it (``_Call.attempt``), without its object per attempt.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def one_line(exc: BaseException) -> str:
 class _Call:
     """State of one unit's attempts (a small object beats closures in the hot path)."""
 
-    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters", "wait_s")
+    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters", "wait_s",
+                 "task", "expired")
 
     def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, counters: Any):
         self.target = target
@@ -70,6 +72,13 @@ class _Call:
         self.latency_s: float | None = None
         self.counters = counters
         self.wait_s = 0.0
+        self.task: asyncio.Task[Any] | None = None
+        self.expired = False  # the running attempt's deadline passed: its task was cancelled for it
+
+    def _expire(self) -> None:
+        self.expired = True
+        assert self.task is not None
+        self.task.cancel()
 
     async def attempt(self) -> Verdict:
         counters = self.counters
@@ -82,19 +91,34 @@ class _Call:
                 counters.in_flight += 1
             t0 = time.monotonic()
             self.wait_s += t0 - asked
-            timeout = asyncio.timeout(self.timeout_s)
+            # asyncio.timeout's logic: a timer cancels the task; a CancelledError that our
+            # timer caused, and no other cancel request since, is our timeout.
+            task = self.task = asyncio.current_task()
+            assert task is not None
+            cancelling = task.cancelling()
+            loop = asyncio.get_running_loop()
+            handle = loop.call_at(loop.time() + self.timeout_s, self._expire)
             status: int | None = None  # for an adaptive gate: the transport failure's HTTP status
             try:
-                async with timeout:
-                    return await self.target.check(self.request)
-            except TimeoutError:
-                if timeout.expired():  # our deadline, not a TimeoutError raised by the target
-                    raise _AttemptTimedOut() from None
+                return await self.target.check(self.request)
+            except asyncio.CancelledError:
+                if self.expired:
+                    self.expired = False
+                    if task.uncancel() <= cancelling:  # ours alone, not the run being cancelled
+                        raise _AttemptTimedOut() from None
                 raise
+            except TimeoutError:
+                if self.expired:  # the deadline passed and the target turned its cancellation into this
+                    raise _AttemptTimedOut() from None
+                raise  # a TimeoutError of the target's own: an error, not our timeout
             except TransportFailure as exc:
                 status = exc.status if exc.status is not None else -1
                 raise
             finally:
+                handle.cancel()
+                if self.expired:  # the timer fired, the attempt ended otherwise: take our cancel back
+                    self.expired = False
+                    task.uncancel()
                 self.latency_s = time.monotonic() - t0
                 if counters is not None:
                     counters.in_flight -= 1

@@ -49,6 +49,12 @@ class ProviderGate:
     def observe(self, latency_s: float, status: int | None) -> None:
         return None
 
+    def idle_slots(self) -> int:
+        """Slots free right now that no call is waiting for (0 when any call waits)."""
+        if self._slots.locked():
+            return 0
+        return max(1, self.limits.concurrency - self.in_flight)
+
     def __init__(self, name: str, limits: Limits):
         self.name = name
         self.limits = limits

@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import anyio.lowlevel
 
 from rabench.cases.manifest import LoadedCase
 from rabench.contracts import Outcome
-from rabench.prepare.cache import PrepCache
+from rabench.prepare.cache import PrepCache, PreparedFile
 from rabench.prepare.image import PreparationError
 from rabench.run.budget import Budget
 from rabench.run.execute import CallResult, call_target
@@ -47,6 +48,8 @@ from rabench.targets.diy.estimate import image_size
 
 # Units a worker runs between two forced returns to the event loop (see ``_worker``).
 YIELD_EVERY = 64
+# How often a lane looks for provider slots that no worker uses (``TargetRun._spares``).
+SPARE_POLL_S = 0.01
 
 
 @dataclass
@@ -103,14 +106,51 @@ class TargetRun:
     async def _lane(self, reps: list[int], *, replay: bool, only_replay: bool = False) -> None:
         events: dict[tuple[int, str], anyio.Event] = {}
         units = self._units(reps, replay, events, only_replay)
-        # More workers than slots: a worker backing off (or waiting on a dependency)
-        # holds no slot, and another worker can use it meanwhile.
-        # Waking a worker costs a loop iteration, so not too many more than slots either.
+        # One worker per slot, plus spares: a worker backing off (or waiting on a dependency,
+        # or for its file's preparation) holds no slot, and a spare uses it meanwhile. Spares
+        # run only while the provider has a slot no worker holds or waits for (``_spares``):
+        # a spare always queued at the gate would cost every call a hand-over of its slot.
         conc = self.gate.limits.concurrency
-        workers = max(1, min(conc + max(8, conc // 4), self.ctx.plan.count * len(reps)))
+        total = self.ctx.plan.count * len(reps)
+        workers = max(1, min(conc, total))
+        spares = max(0, min(conc + max(8, conc // 4), total) - workers)
         async with anyio.create_task_group() as tg:
-            for _ in range(workers):
-                tg.start_soon(self._worker, units, events)
+            watch = anyio.CancelScope()
+            if spares:
+                tg.start_soon(self._spares, watch, tg, units, events, spares)
+            async with anyio.create_task_group() as regular:
+                for _ in range(workers):
+                    regular.start_soon(self._worker, units, events)
+            watch.cancel()  # every unit is taken; the spares still running finish theirs
+
+    async def _spares(self, watch: anyio.CancelScope, tg: anyio.abc.TaskGroup,
+                      units: Iterator[tuple[LoadedCase, int, bool]],
+                      events: dict[tuple[int, str], anyio.Event], most: int) -> None:
+        """Every ``SPARE_POLL_S``, start spare workers for the gate's idle slots (at most ``most``
+        running); each stops after a unit once the gate has no idle slot. So a slot a worker
+        left idle is used within ``SPARE_POLL_S``, and while every slot is busy no spare runs."""
+        running = [0]
+
+        async def spare() -> None:
+            try:
+                n = 0
+                for lc, rep, record in units:
+                    await self._one(lc, rep, record, events)
+                    if self.gate.idle_slots() <= 0:
+                        break
+                    n += 1
+                    if n % YIELD_EVERY == 0:  # as ``_worker`` does
+                        await anyio.lowlevel.checkpoint()
+            finally:
+                running[0] -= 1
+
+        with watch:
+            while True:
+                await anyio.sleep(SPARE_POLL_S)
+                idle = min(self.gate.idle_slots(), most - running[0])
+                for _ in range(idle):
+                    running[0] += 1
+                    tg.start_soon(spare)
 
     def _units(self, reps: list[int], replay: bool, events: dict[tuple[int, str], anyio.Event],
                only_replay: bool = False) -> Iterator[tuple[LoadedCase, int, bool]]:
@@ -163,14 +203,20 @@ class TargetRun:
                 budget.admit(self.tid, 0.0)  # "stop": counted as not started
                 return
             cached = False
-            counters.preparing += 1  # shown as in flight: preparing a file can take seconds
-            try:
-                prepared = await self.ctx.cache.get(lc.path, case.sha256, case.media_type)
-            except PreparationError as exc:
-                counters.preparing -= 1
-                result = CallResult("error", 0, None, error=f"cannot prepare {case.file}: {exc}")
+            cache = self.ctx.cache
+            prepared: PreparedFile | None = cache.lookup(lc.path, case.sha256)  # the usual case: known
+            failed: PreparationError | None = None
+            if prepared is None:
+                counters.preparing += 1  # shown as in flight: preparing a file can take seconds
+                try:
+                    prepared = await cache.get(lc.path, case.sha256, case.media_type)
+                except PreparationError as exc:
+                    failed = exc
+                finally:
+                    counters.preparing -= 1
+            if prepared is None:
+                result = CallResult("error", 0, None, error=f"cannot prepare {case.file}: {failed}")
             else:
-                counters.preparing -= 1
                 request = CheckRequest(
                     case_id=case.id,
                     original=lc.path,

@@ -249,3 +249,21 @@ def test_a_large_file_asked_for_at_once_is_hashed_once_off_the_loop(tmp_path):
 
     anyio.run(many)
     assert cache.stats.hashed == 1 and cache.stats.prepared == 1
+
+
+def test_lookup_answers_without_a_coroutine_only_what_get_would_answer(tmp_path):
+    (path, sha), (other, other_sha) = _files(tmp_path, 2)
+    cache = PrepCache(tmp_path / "cache")
+    assert cache.lookup(path, sha) is None  # not hashed yet: get prepares it
+    got = anyio.run(lambda: cache.get(path, sha, "image/jpeg"))
+    assert cache.lookup(path, sha) == got and cache.lookup(path, sha.upper()) == got
+    assert cache.lookup(path, other_sha) is None  # a hash that is not the file's: get raises
+    assert cache.lookup(other, other_sha) is None  # another file, never hashed
+    path.write_bytes(_jpeg(_marked(7, 7)))
+    os.utime(path, ns=(1, 1))
+    assert cache.lookup(path, sha) is None  # replaced: get hashes it again (and refuses it)
+    with pytest.raises(PreparationError, match="does not match"):
+        anyio.run(lambda: cache.get(path, sha, "image/jpeg"))
+    assert cache.lookup(path, sha) is None
+    path.unlink()
+    assert cache.lookup(path, sha) is None

@@ -88,3 +88,39 @@ def test_cli_overrides_reach_the_targets_config_too():
     assert merged.providers["gemini"].rpm == 60.0 and merged.providers["gemini"].concurrency is None
     assert config.providers["openai"].concurrency == 8  # the original is untouched
     assert provider_limits(merged, "openai") == Limits(concurrency=3, rpm=None)
+
+
+def test_spare_workers_wait_while_every_slot_is_busy(tmp_path, monkeypatch):
+    """One worker per slot runs; the spares start only for a slot no worker holds or waits for
+    (a spare queued at the gate would cost every call a hand-over of its slot)."""
+    import asyncio
+
+    from rabench.contracts import Verdict
+    from rabench.run import runner
+    from runfakes import FakeTarget
+
+    suite = make_suite(tmp_path / "s", 40)
+    units = {"now": 0, "most": 0}
+    one = runner.TargetRun._one
+
+    async def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        units["now"] += 1
+        units["most"] = max(units["most"], units["now"])
+        try:
+            await one(self, *args, **kwargs)
+        finally:
+            units["now"] -= 1
+
+    monkeypatch.setattr(runner.TargetRun, "_one", counted)
+
+    async def busy(request, attempt):
+        await asyncio.sleep(0.002)
+        return Verdict()
+
+    run_fake(suite, tmp_path / "warm", [FakeTarget(behaviour=busy)], concurrency=4)  # prepares the files
+    units["most"] = 0
+    run_fake(suite, tmp_path / "r", [FakeTarget(behaviour=busy)], concurrency=4, repetitions=3)
+    assert units["most"] == 4  # 120 units, never a fifth started while the 4 slots were busy
+
+    # a slot left idle by a worker backing off is filled by a spare:
+    # test_run_retries.py::test_a_backing_off_call_does_not_hold_the_providers_slot

@@ -84,3 +84,28 @@ def test_b64_cache_encodes_each_prepared_image_once_and_stays_bounded(tmp_path):
         return cache
 
     anyio.run(go)
+
+
+def test_the_image_json_is_encoded_once_is_what_encoding_the_string_gives_and_stays_bounded(tmp_path):
+    import msgspec
+
+    from rabench.targets.diy import anthropic, gemini, openai
+    from rabench.targets.diy.target import B64Cache
+
+    cache = B64Cache(max_json_bytes=1000)
+    b64 = "QUJD" * 100  # 400 characters
+    for wire in (openai, anthropic, gemini):
+        raw = cache.json_value("p.png", wire, "image/png", b64)
+        assert cache.json_value("p.png", wire, "image/png", b64) is raw  # encoded once
+        assert bytes(raw) == msgspec.json.encode(wire.image_value(b64, "image/png"))
+        assert cache.json_bytes <= 1000
+    # a body built around the encoded image is, byte for byte, the body built around the string
+    from rabench.contracts.targets_config import TargetsConfig
+    from rabench.targets.diy.config import provider_settings
+
+    for wire, name in ((openai, "openai"), (anthropic, "anthropic"), (gemini, "gemini")):
+        s = provider_settings(name, TargetsConfig())
+        raw = cache.json_value("p.png", wire, "image/jpeg", b64)
+        assert (msgspec.json.encode(wire.build(s, "k", "m", "P", raw, "image/jpeg").body)
+                == msgspec.json.encode(wire.build(s, "k", "m", "P", b64, "image/jpeg").body))
+    assert cache.json_bytes <= 1000 and len(cache._json) == 2  # the oldest went out

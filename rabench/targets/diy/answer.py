@@ -11,6 +11,7 @@ dropped field, so the same mistake is always scored the same way.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import math
 import re
@@ -32,7 +33,6 @@ _PLAIN = re.compile(r"^-?\d+(?:\.\d+)?$")  # 12 / 12.50
 _DECIMAL_COMMA = re.compile(r"^-?\d+,\d{1,2}$")  # 12,50 -> 12.5
 _THOUSANDS_COMMA = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")  # 1,234.50 / 1,234
 _THOUSANDS_DOT = re.compile(r"^-?\d{1,3}(?:\.\d{3})+,\d{1,2}$")  # 1.234,50
-_CURRENCY_RE = re.compile(r"[A-Za-z]{3}")
 _SYMBOLS_RE = re.compile(r"[\s$€£¥₹\u00a0']|^[A-Z]{3}|[A-Z]{3}$")
 
 
@@ -154,6 +154,9 @@ def _is_null(value: Any) -> bool:
 
 
 def _text(value: Any, key: str, *, numbers_ok: bool = False) -> str | None:
+    if type(value) is str:  # the usual case, first: _is_null's test, once
+        value = value.strip()
+        return None if len(value) <= _NULL_MAX and value.lower() in _NULL_WORDS else value
     if _is_null(value):
         return None
     if isinstance(value, bool):
@@ -171,7 +174,13 @@ def _date(value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise AnswerError(f"date: expected a string, got {type(value).__name__}")
-    value = value.strip()
+    return _date_text(value.strip())
+
+
+@functools.lru_cache(maxsize=4096)
+def _date_text(value: str) -> str:
+    """A stripped date string -> YYYY-MM-DD, or as written (pure: remembered, since a study's
+    receipts share few dates; an AnswerError is raised again each time, never remembered)."""
     m = _ISO_DATE_RE.match(value)
     if m:
         try:
@@ -187,7 +196,8 @@ def _currency(value: Any) -> str | None:
     if not isinstance(value, str):
         raise AnswerError(f"currency: expected a string, got {type(value).__name__}")
     value = value.strip()
-    return value.upper() if _CURRENCY_RE.fullmatch(value) else value
+    # three ASCII letters ([A-Za-z]{3}), tested without the regex engine
+    return value.upper() if len(value) == 3 and value.isascii() and value.isalpha() else value
 
 
 def to_amount(value: Any, what: str = "amount") -> float | None:
@@ -286,7 +296,7 @@ def _reasons(value: Any) -> list[Reason]:
             continue
         if "@" in text:
             tags.extend(_TAG_RE.findall(text))
-        fields = [t for t in dict.fromkeys(tags) if t in FIELD_TAGS]
+        fields = [t for t in dict.fromkeys(tags) if t in FIELD_TAGS] if tags else []
         out.append(Reason(text=text, kind="opinion", fields=fields))
         if len(out) == MAX_REASONS:
             break

@@ -19,8 +19,14 @@ from rabench.targets.diy.config import ProviderSettings
 from rabench.targets.diy.reply import Reply, ReplyShapeError, Request, as_int
 
 
+def image_value(image_b64: str, media_type: str) -> str:
+    """The string the request body carries for the image: the base64 text itself."""
+    return image_b64
+
+
 def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
-          image_b64: str, media_type: str) -> Request:
+          image_b64: str | msgspec.Raw, media_type: str) -> Request:
+    """``image_b64``: the base64 text, or ``image_value`` of it already JSON-encoded (a Raw)."""
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": settings.max_output_tokens,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rabench.targets.diy.openai import build, decode, read
+from rabench.targets.diy.openai import build, decode, image_value, read
 
-__all__ = ["build", "decode", "read", "read_model_prices"]
+__all__ = ["build", "decode", "image_value", "read", "read_model_prices"]
 
 
 def read_model_prices(payload: Any) -> dict[str, tuple[float, float]]:

@@ -19,9 +19,16 @@ from rabench.targets.diy.config import ProviderSettings
 from rabench.targets.diy.reply import Reply, ReplyShapeError, Request, as_int
 
 
+def image_value(image_b64: str, media_type: str) -> str:
+    """The string the request body carries for the image: a base64 ``data:`` URL."""
+    return f"data:{media_type};base64,{image_b64}"
+
+
 def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
-          image_b64: str, media_type: str) -> Request:
-    image: dict[str, Any] = {"url": f"data:{media_type};base64,{image_b64}"}
+          image_b64: str | msgspec.Raw, media_type: str) -> Request:
+    """``image_b64``: the base64 text, or ``image_value`` of it already JSON-encoded (a Raw)."""
+    url = image_b64 if isinstance(image_b64, msgspec.Raw) else image_value(image_b64, media_type)
+    image: dict[str, Any] = {"url": url}
     if settings.image_detail:
         image["detail"] = settings.image_detail
     body: dict[str, Any] = {

@@ -11,6 +11,6 @@ Local models have no list price, so their cost is unknown unless
 
 from __future__ import annotations
 
-from rabench.targets.diy.openai import build, decode, read
+from rabench.targets.diy.openai import build, decode, image_value, read
 
-__all__ = ["build", "decode", "read"]
+__all__ = ["build", "decode", "image_value", "read"]
