@@ -260,3 +260,18 @@ def test_indias_net_amount_under_the_gst_and_round_off_is_the_total():
     assert totals_add_up(ex).check.status == "passed"
     above = _read("SHOP LTD\nTea  10.00\nNet Amount  10.00\nVAT 20%  2.00\nTotal  12.00")
     assert (above.fields.subtotal, above.fields.total) == (10.00, 12.00)
+
+
+@pytest.mark.parametrize(
+    ("text", "total", "discount"),
+    [
+        ("REWE\nBrot  7,50\nKaese  5,00\nSumme  12,50\nGutschein  -5,00\nzu zahlen  7,50\nBar  10,00", 7.50, 5.00),
+        ("BIEDRONKA\nNIP 779-10-11-327\nChleb  7,50\nSer  5,00\nRabat  -1,00\nSUMA PLN  11,50", 11.50, 1.00),
+        ("ALBERT\nDIC CZ44012373\nChleb  32,90\nPivo  20,00\nSleva  -2,90\nCELKEM  50,00 Kc", 50.00, 2.90),
+        ("CONTINENTE\nNIF 502011475\nPao  7,50\nLeite  5,00\nDesconto  -1,00\nTOTAL  11,50", 11.50, 1.00),
+    ],
+)
+def test_vouchers_and_discounts_in_other_languages(text, total, discount):
+    ex = _read(text)
+    assert (ex.fields.total, ex.discounts) == (total, [discount])
+    assert totals_add_up(ex).check.status == "passed"

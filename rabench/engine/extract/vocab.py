@@ -70,6 +70,8 @@ DISCOUNT = _kw([
     "savings", "you saved", "promo", "promotion", "voucher", "nachlass", "割引", "値引", "할인",
     "rebate", "diskaun", "sconto", "abzug", "saving", "great saving", "off", "preisvorteil", "ermassigung", "member discount",
     "diskon", "potongan", "descuento aplicado", "korting totaal",
+    "gutschein", "wertgutschein", "bon de reduction", "buono sconto", "rabat", "upust", "sleva", "zlava",
+    "kedvezmeny", "popust", "alennus", "desconto",
 ])
 # "Rounding Adj -0.02", "Total Rounded": cash rounding to the coin (Malaysia, Switzerland, ...).
 ROUNDING = _kw([
