@@ -14,6 +14,13 @@ Proofs are verifiable, so they set a floor: any proof puts risk at or above
 ``PROOF_FLOOR`` (0.7), while keeping the model's ordering among proven fakes
 (risk = 0.7 + 0.3 × p), so ROC AUC still sees the model's confidence.
 
+Measurements (signals with ``reason=False``, e.g. the visual ones) weigh twice: by their value,
+and by how far they pass a *knee*, the 95th percentile of that measurement over the genuine
+receipts the model was fitted on (feature ``NAME@excess`` = max(0, value - knee)). One straight
+line in the value cannot say both "2 is ordinary and 3 is a little odd" and "8 is far past any
+honest receipt"; the excess lets the fit put a steep weight where genuine receipts end. The
+knees are data in the model (``knees``), set by the fit, never by hand.
+
 Plausibility is never enough on its own: a real receipt can be old, carry an
 odd tax rate or a template-like address, so reasons of kind ``plausibility``
 may raise the risk but never carry it across ``FLAG_LINE`` (0.5) by
@@ -40,6 +47,9 @@ FLAG_LINE = 0.5  # the spec's default flag threshold (risk >= 0.5)
 BELOW_LINE = 0.499  # the highest risk of a receipt held under the line (plausibility/opinions only)
 HOLD_FROM = 0.4  # held risks are HOLD_FROM + (BELOW_LINE - HOLD_FROM) x the model's probability
 KINDS = ("proof", "check", "file_fact", "plausibility", "opinion")
+EXCESS = "@excess"  # suffix of a measurement's excess-over-its-knee feature
+KNEE_QUANTILE = 0.95  # a knee is this quantile of the measurement over the fit's genuine receipts
+MIN_KNEE_GENUINE = 20  # genuine receipts carrying the measurement needed to set its knee
 
 
 class RiskModel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -55,18 +65,24 @@ class RiskModel(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     n_cases: int = 0
     n_fakes: int = 0
     l2: float = 1.0
+    # measurement name -> its knee (the fit's genuine 95th percentile); feature NAME@excess is the value past it
+    knees: dict[str, float] = {}
     version: int = 1
     command: str = ""
     notes: str = ""
 
 
-def featurize(signals: Iterable[Signal], features: Sequence[str]) -> np.ndarray:
-    """One row: the strongest value of each named signal, and counts per reason kind
-    (measurements with ``reason=False`` count by name only)."""
+def featurize(signals: Iterable[Signal], features: Sequence[str], knees: dict[str, float] | None = None) -> np.ndarray:
+    """One row: the strongest value of each named signal, counts per reason kind (measurements
+    with ``reason=False`` count by name only) and, for measurements with a knee, how far past it."""
     index = {name: i for i, name in enumerate(features)}
     x = np.zeros(len(features), dtype=np.float64)
+    knees = knees or {}
     for s in signals:
+        keys: tuple[tuple[str, float], ...]
         keys = ((s.name, s.value), (f"kind:{s.kind}", 1.0)) if s.reason else ((s.name, s.value),)
+        if not s.reason and s.name in knees:
+            keys += ((s.name + EXCESS, max(0.0, float(s.value) - knees[s.name])),)
         for key, value in keys:
             i = index.get(key)
             if i is None:
@@ -78,14 +94,38 @@ def featurize(signals: Iterable[Signal], features: Sequence[str]) -> np.ndarray:
     return x
 
 
-def feature_names(signal_sets: Iterable[Iterable[Signal]], min_count: int = 1) -> list[str]:
-    """Every signal name seen at least ``min_count`` times, plus the per-kind counts."""
+def feature_names(
+    signal_sets: Iterable[Iterable[Signal]], min_count: int = 1, knees: dict[str, float] | None = None
+) -> list[str]:
+    """Every signal name seen at least ``min_count`` times, plus the per-kind counts and the excess
+    of each measurement with a knee that at least ``min_count`` receipts pass."""
     counts: dict[str, int] = {}
+    knees = knees or {}
     for signals in signal_sets:
-        for name in {s.name for s in signals}:
+        seen = {s.name for s in signals}
+        seen |= {s.name + EXCESS for s in signals
+                 if not s.reason and s.name in knees and float(s.value) > knees[s.name]}
+        for name in seen:
             counts[name] = counts.get(name, 0) + 1
     names = sorted(n for n, c in counts.items() if c >= min_count)
     return [f"kind:{k}" for k in KINDS] + names
+
+
+def knees_of(signal_sets: Sequence[Sequence[Signal]], labels: Sequence[int]) -> dict[str, float]:
+    """Each measurement's knee: its ``KNEE_QUANTILE`` over the genuine receipts that carry it
+    (at least ``MIN_KNEE_GENUINE`` of them), rounded to 3 decimals."""
+    values: dict[str, list[float]] = {}
+    for signals, label in zip(signal_sets, labels):
+        if label:
+            continue
+        strongest: dict[str, float] = {}
+        for s in signals:
+            if not s.reason:
+                strongest[s.name] = max(strongest.get(s.name, 0.0), float(s.value))
+        for name, v in strongest.items():
+            values.setdefault(name, []).append(v)
+    return {name: round(float(np.quantile(v, KNEE_QUANTILE)), 3)
+            for name, v in sorted(values.items()) if len(v) >= MIN_KNEE_GENUINE}
 
 
 def fit(
@@ -94,10 +134,13 @@ def fit(
     *,
     l2: float = 1.0,
     min_count: int = 3,
+    with_knees: bool = True,
     **meta: object,
 ) -> RiskModel:
-    names = feature_names(signal_sets, min_count=min_count)
-    x = np.vstack([featurize(s, names) for s in signal_sets]) if signal_sets else np.zeros((0, len(names)))
+    knees = knees_of(signal_sets, labels) if with_knees else {}
+    names = feature_names(signal_sets, min_count=min_count, knees=knees)
+    knees = {k: v for k, v in knees.items() if k + EXCESS in names}
+    x = np.vstack([featurize(s, names, knees) for s in signal_sets]) if signal_sets else np.zeros((0, len(names)))
     y = np.asarray(labels, dtype=np.float64)
     coef, intercept = fit_logistic(x, y, l2=l2)
     return RiskModel(
@@ -107,12 +150,13 @@ def fit(
         n_cases=len(labels),
         n_fakes=int(y.sum()),
         l2=l2,
+        knees=knees,
         **meta,  # type: ignore[arg-type]
     )
 
 
 def probability(model: RiskModel, signals: Sequence[Signal]) -> float:
-    x = featurize(signals, model.features)
+    x = featurize(signals, model.features, model.knees)
     z = float(np.dot(x, np.asarray(model.coef)) + model.intercept)
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 

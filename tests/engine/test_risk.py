@@ -96,3 +96,57 @@ def test_opinions_alone_never_carry_a_receipt_to_the_flag_line_and_keep_their_or
     assert risk_mod.probability(model, [EDITOR, MEASURE]) >= 0.5 and strong >= 0.5
     # and no opinion lowers a risk below what the rest of the evidence gives
     assert one >= risk_mod.probability(model, [EDITOR])
+
+
+def _measure(v: float) -> Signal:
+    return Signal("visual.copy_move", "opinion", "largest copy-move score", reason=False, value=v)
+
+
+def test_a_knee_is_the_genuine_95th_percentile_and_the_excess_is_what_passes_it():
+    genuine = [[_measure(v)] for v in np.linspace(0.0, 3.0, 40)]
+    fakes = [[_measure(v)] for v in np.linspace(0.0, 9.0, 40)]
+    knees = risk_mod.knees_of(genuine + fakes, [0] * 40 + [1] * 40)
+    assert knees == {"visual.copy_move": pytest.approx(float(np.quantile(np.linspace(0.0, 3.0, 40), 0.95)), abs=1e-3)}
+    names = ["kind:opinion", "visual.copy_move", "visual.copy_move@excess"]
+    row = risk_mod.featurize([_measure(5.0)], names, knees)
+    assert row.tolist() == pytest.approx([0.0, 5.0, 5.0 - knees["visual.copy_move"]])
+    assert risk_mod.featurize([_measure(1.0)], names, knees).tolist() == [0.0, 1.0, 0.0]
+    # a reason of the same name is not a measurement: no excess
+    reason = Signal("visual.copy_move", "opinion", "x", value=5.0)
+    assert risk_mod.featurize([reason], names, knees)[2] == 0.0
+
+
+def test_the_fit_weighs_a_measurement_steeply_past_where_genuine_receipts_end():
+    """Fakes mostly look ordinary and a third are far past every genuine receipt: with the excess
+    the fit separates the far ones more sharply than a straight line in the value can."""
+    rng = np.random.default_rng(5)
+    gen = rng.uniform(0.0, 3.0, 60)
+    fake = np.concatenate([rng.uniform(0.0, 3.0, 40), rng.uniform(5.0, 9.0, 20)])
+    sets = [[_measure(float(v))] for v in np.concatenate([gen, fake])]
+    labels = [0] * 60 + [1] * 60
+    with_knee = risk_mod.fit(sets, labels, min_count=1)
+    plain = risk_mod.fit(sets, labels, min_count=1, with_knees=False)
+    assert "visual.copy_move@excess" in with_knee.features and with_knee.knees
+    assert plain.knees == {} and "visual.copy_move@excess" not in plain.features
+    assert with_knee.coef[with_knee.features.index("visual.copy_move@excess")] > 0
+    p = risk_mod.probability
+    assert p(with_knee, [_measure(7.0)]) > p(plain, [_measure(7.0)])
+    assert p(with_knee, [_measure(1.5)]) < p(plain, [_measure(1.5)])
+
+
+def test_a_model_without_knees_reads_as_before(tmp_path):
+    old = b'{"features": ["kind:opinion", "visual.copy_move"], "coef": [0.5, 0.4], "intercept": -2.0}'
+    path = tmp_path / "m.json"
+    path.write_bytes(old)
+    model = risk_mod.load_model(path)
+    assert model.knees == {}
+    z = 0.4 * 6.0 - 2.0
+    assert risk_mod.probability(model, [_measure(6.0)]) == pytest.approx(1 / (1 + np.exp(-z)))
+    again = risk_mod.load_model(risk_mod.save_model(msgspec_replace(model, knees={"visual.copy_move": 2.0}), path))
+    assert again.knees == {"visual.copy_move": 2.0}
+
+
+def msgspec_replace(model, **kw):
+    import msgspec
+
+    return msgspec.structs.replace(model, **kw)
