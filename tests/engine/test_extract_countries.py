@@ -70,6 +70,11 @@ def test_tax_rows_and_tables_in_other_languages():
     au = _read("WOOLWORTHS\nABN 88 000 014 675\nChocolate  4.50\nBread  4.00\nTOTAL  $8.50\nEFTPOS  $8.50\n"
                "Total includes GST  $0.41")
     assert (au.fields.total, au.fields.tax_total, au.tax_inclusive) == (8.50, 0.41, True)
+    # ... but a tax group's gross amount over its own tax row is not the tax (a Malaysian tax invoice)
+    my = _read("GARDENIA SDN BHD\nWHITE  10.65\nTotal 0% supplies:  10.65\nCHOCLT  12.96\n"
+               "Total 6% supplies (excl. GST):  12.96\nGST:  0.78\nTotal 6% supplies (Inc. GST):  13.74\n"
+               "TotalPayable:  24.39")
+    assert (my.fields.total, my.fields.tax_total) == (24.39, 0.78)
 
 
 def test_a_vat_number_on_a_tax_row_is_not_an_amount():

@@ -40,7 +40,9 @@ _SUGGESTED = re.compile(r"(?<![a-z])(suggest\w*|guide|vorschlag|suggere\w*|suger
 # a tax word with its amount run into it ("TVA0,36", "MwSt1,90"); "Tax0.50" alone is handled below
 _GLUED_TAX_AMOUNT = re.compile(r"(?i)(?<![a-z])(tax|vat|tva|mwst|ust|iva|gst|hst|btw|ptu|dph|moms|mva)(?=\d[\d.,]*[.,]\d)")
 _TAX_TOTAL = re.compile(r"total|summe|gesamt|jumlah|(?<![a-z])(suma|somme|summa|celkem|razem|osszesen|yhteensa)(?![a-z])")
-_INCLUDED_TAX = re.compile(r"(?<![a-z])(gst|vat|tax|mwst|tva|iva|btw|moms|mva|ust|hst|ppn)(?![a-z])")
+_TOTAL_INCLUDES_TAX = re.compile(
+    r"(?<![a-z])total\s*(?:includes?|including|incl\.?|inc\.?|inkl\.?)\s*(?:gst|vat|tax|mwst|tva|iva|btw|moms|mva|ust|hst|ppn)"
+    r"(?![a-z])")
 MAX_TAX_SHARE = 0.3  # no tax is more than this share of a total (VAT rates stop at 27 %)
 # (also India's "Net Amount" / "Net Payable" under the GST and "Round Off": the amount due)
 _NET_TOTAL = re.compile(r"(?<![a-z])net+\s*(?:total|amount|amt|payable)|(?<![a-z])nett(?![a-z])")
@@ -284,12 +286,15 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             kinds[i] = "with_tax"
     for i, k in enumerate(kinds):
         # "Total includes GST $0.41" (Australia), "Total incl. VAT 1.17" under "TOTAL 9.55": the tax inside the
-        # total, not another total — a total with its tax is never under a third of another total row
+        # total, not another total — a total with its tax is never under a third of another total row. Only
+        # the phrase itself, and only when no other row prints a smaller tax: "Total 6% supplies (Inc. GST)
+        # 13.74" over "GST 0.78" is one tax group's gross amount
         a = amounts[i]
-        if k == "total" and a is not None and a.value > 0 and _INCLUDED_TAX.search(unglue(fold(rows[i].text[: a.start]))) \
-                and says_inclusive(unglue(fold(rows[i].text[: a.start]))) and any(
+        if k == "total" and a is not None and a.value > 0 and _TOTAL_INCLUDES_TAX.search(
+                unglue(fold(rows[i].text[: a.start]))) and any(
                     kinds[j] == "total" and b is not None and b.value >= a.value / MAX_TAX_SHARE
-                    for j, b in enumerate(amounts) if j != i):
+                    for j, b in enumerate(amounts) if j != i) and not any(
+                    kinds[j] == "tax" and b is not None and 0 < b.value < a.value for j, b in enumerate(amounts)):
             kinds[i] = "tax"
     due_under_tax = _due_under_tax(rows, amounts, kinds, minor)
     if due_under_tax is not None:
