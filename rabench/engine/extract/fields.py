@@ -189,8 +189,8 @@ def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
                 ident = ident.strip()
                 if not any(ch.isdigit() for ch in ident) or len(ident) < 3:
                     continue
-                if sum(ch.isalpha() for ch in ident) > 2 * sum(ch.isdigit() for ch in ident):
-                    continue  # a word with an OCR zero: "DOCUMENT0 COMMERCIALE" is not document no. "UMENT0"
+                if re.fullmatch(r"[a-z]*[01][a-z01]*", ident) and sum(ch.isalpha() for ch in ident) >= 3:
+                    continue  # a word with OCR's zero or one: "DOCUMENT0 COMMERCIALE" is not document no. "UMENT0"
                 prefix = s[max(0, m.start() - 12): m.start("id")]
                 if _NOT_RECEIPT_NO.search(prefix):
                     continue
