@@ -1,6 +1,6 @@
 """Measure the reader and the arithmetic check on a folder of real receipts.
 
-    python -m rabench.engine.extract.reading_survey DIR [--cache DIR] [--holdout-from N] [--list]
+    python -m rabench.engine.extract.reading_survey DIR [--cache DIR] [--holdout-from N] [--list] [--no-reread]
 
 Why: the arithmetic proof must be right on receipts nobody generated, and the
 total and date must be read from real layouts. ``DIR`` is either the SROIE
@@ -9,7 +9,9 @@ suite's ``files/`` folder (labels from the suite's ``manifest.jsonl``: merchant,
 date, total, currency), or a folder of unlabelled images of genuine receipts (every proof claimed there is
 false). Each image is prepared as a run prepares it and read as the engine
 reads it (OCR lines cached per file in ``--cache``, so the extraction can be
-measured again without OCR). Prints, per part (ids below / from
+measured again without OCR; the engine's re-read of the totals block at full resolution
+(``reread``) crops the prepared image again, uncached, and prints what it changed; ``--no-reread``
+leaves it out). Prints, per part (ids below / from
 ``--holdout-from``): total right (±0.01), date right, merchant right (the
 scorer's rule), arithmetic proofs claimed, "could not be reconciled" opinions,
 checks passed, and dates passed on for the photo-before-purchase proof.
