@@ -227,7 +227,11 @@ class TargetRun:
                     submitted_at=case.submitted_at,
                 )
                 responses = self.responses if record else None
-                if responses is None:
+                answer: CallResult | None
+                if responses is None and budget is None:  # the usual unit: straight to the call
+                    answer = await call_target(self.target, request, self.gate, timeout_s=self.ctx.timeout_s,
+                                               policy=self.ctx.policy, counters=counters)
+                elif responses is None:
                     answer = await self._call(request, budget)
                 else:
                     key = cache_key(self.response_key, responses.image_sha256(prepared.path), rep)

@@ -109,3 +109,42 @@ def test_the_image_json_is_encoded_once_is_what_encoding_the_string_gives_and_st
         assert (msgspec.json.encode(wire.build(s, "k", "m", "P", raw, "image/jpeg").body)
                 == msgspec.json.encode(wire.build(s, "k", "m", "P", b64, "image/jpeg").body))
     assert cache.json_bytes <= 1000 and len(cache._json) == 2  # the oldest went out
+
+
+def test_a_request_body_is_the_same_whether_the_image_json_is_cached_or_not(tmp_path, monkeypatch):
+    """The first call for an image encodes its JSON; later calls embed the cached bytes: the
+    server gets the same body both times."""
+    import anyio
+
+    from rabench.targets.base import CheckRequest
+    from rabench.targets.diy import target as diy_target
+
+    image = tmp_path / "p.png"
+    image.write_bytes(b"\x89PNG fake image bytes")
+    bodies: list[bytes] = []
+
+    class Session:
+        def post(self, url, data, headers):  # type: ignore[no-untyped-def]
+            bodies.append(data)
+            raise OSError("no network in this test")
+
+    async def go() -> None:
+        from rabench.contracts.targets_config import TargetsConfig
+        from rabench.targets.diy import openai
+        from rabench.targets.diy.config import provider_settings
+
+        t = diy_target.DiyTarget("diy:openai:m", provider_settings("openai", TargetsConfig()), openai, "m",
+                                 None, None)
+        t._session = Session()  # type: ignore[assignment]
+        request = CheckRequest("c", image, "image/png", image, "image/png")
+        for _ in range(2):
+            try:
+                await t.check(request)
+            except Exception:
+                pass
+
+    monkeypatch.setattr(diy_target, "_B64_CACHE", diy_target.B64Cache())
+    anyio.run(go)
+    assert len(bodies) == 2 and bodies[0] == bodies[1]
+    import base64
+    assert base64.b64encode(image.read_bytes()) in bodies[0]

@@ -115,20 +115,24 @@ class DiyTarget:
         if self._session is None:
             await self.open()
         assert self._session is not None
-        image_b64 = _B64_CACHE.get(request.prepared)
-        if image_b64 is None:
-            image_b64 = await _B64_CACHE.load(request.prepared)
         prompt, parse = self._prompt, None
+        media_type = request.prepared_media_type
+        # the receipt prompt: the image's JSON, encoded once for every call that sends it
+        image: str | msgspec.Raw | None = None
+        if not isinstance(request, APRequest):
+            image = _B64_CACHE.json_cached(request.prepared, self._wire, media_type)
+        image_b64 = ""
+        if image is None:
+            got = _B64_CACHE.get(request.prepared)
+            image_b64 = got if got is not None else await _B64_CACHE.load(request.prepared)
         if isinstance(request, APRequest):  # an ap suite: the AP prompt with the bundle inlined
             from rabench.targets.diy.ap import ap_prompt
             from rabench.targets.diy.ap_answer import parse_ap_answer
 
             prompt, parse = await anyio.to_thread.run_sync(ap_prompt, request), parse_ap_answer
-        media_type = request.prepared_media_type
-        if parse is None:  # the receipt prompt: the image's JSON, encoded once for every call that sends it
-            image: str | msgspec.Raw = _B64_CACHE.json_value(request.prepared, self._wire, media_type, image_b64)
-        else:
-            image = image_b64
+        if image is None:
+            image = image_b64 if parse is not None else _B64_CACHE.json_value(
+                request.prepared, self._wire, media_type, image_b64)
         req = self._wire.build(self.settings, self._key, self.model, prompt, image, media_type)
         if isinstance(request, APRequest):  # the bundle's other invoice pages, in the wire's shape
             from rabench.targets.diy.ap import images, more_images
@@ -216,6 +220,14 @@ class B64Cache:
         self.max_json_bytes = max_json_bytes
         self.json_bytes = 0
         self._json: OrderedDict[tuple[str, str, str], msgspec.Raw] = OrderedDict()
+
+    def json_cached(self, path: Any, wire: ModuleType, media_type: str) -> msgspec.Raw | None:
+        """``json_value`` when it is in the cache (no base64 needed), else None."""
+        key = (str(path), wire.__name__, media_type)
+        value = self._json.get(key)
+        if value is not None:
+            self._json.move_to_end(key)
+        return value
 
     def json_value(self, path: Any, wire: ModuleType, media_type: str, image_b64: str) -> msgspec.Raw:
         """The image's value in ``wire``'s request body (``wire.image_value``: the base64, or a

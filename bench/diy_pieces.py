@@ -1,0 +1,226 @@
+"""The pieces of the DIY call path changed for issue 19, each before and after, in one process.
+
+"Before" is the code of ``--before`` (a commit: its ``answer.py`` and ``execute.py`` are read
+with ``git show`` and loaded beside the current ones) or the old way of calling what is still
+here (a request body built around the base64 string; ``await PrepCache.get`` for a warm file;
+``concurrency + max(8, concurrency // 4)`` workers all taking units). Each figure is the best of
+many short repeats, the two sides interleaved, so a loaded machine moves both alike.
+
+    .venv/bin/python bench/diy_pieces.py --before 7e1493d
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import hashlib
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def module_at(commit: str, path: str, name: str, tmp: Path) -> ModuleType:
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{path}"], check=True,
+                            capture_output=True, text=True).stdout
+    file = tmp / f"{name}.py"
+    file.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, file)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def best_us(fn: Any, number: int, repeat: int = 40) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def show(what: str, before: float, after: float) -> None:
+    print(f"{what:58s} before {before:8.2f} us, after {after:8.2f} us, saved {before - after:7.2f} us")
+
+
+def answers(old: ModuleType) -> None:
+    import random
+
+    from rabench.fakeprovider.answers import CANNED, render
+    from rabench.targets.diy import answer as new
+
+    rng = random.Random(1)
+    texts = [render(CANNED, rng) for _ in range(50)]
+    b = a = 1e9
+    for _ in range(40):
+        b = min(b, timeit.timeit(lambda: [old.parse_answer(x) for x in texts], number=10) / 500 * 1e6)
+        a = min(a, timeit.timeit(lambda: [new.parse_answer(x) for x in texts], number=10) / 500 * 1e6)
+    show("parse_answer, the fake's 50 answer shapes", b, a)
+
+
+def bodies() -> None:
+    import msgspec
+
+    from rabench.contracts.targets_config import TargetsConfig
+    from rabench.targets.diy import openai
+    from rabench.targets.diy.config import provider_settings
+    from rabench.targets.diy.prompt import prompt_text
+    from rabench.targets.diy.target import B64Cache
+
+    encode = msgspec.json.Encoder().encode
+    settings, prompt = provider_settings("openai-compatible", TargetsConfig()), prompt_text()
+    for size, label in ((3072, "4 KB of base64, the bench's receipts"), (300_000, "a 300 KB image")):
+        b64 = base64.b64encode(os.urandom(size)).decode()
+        cache = B64Cache()
+
+        def before() -> bytes:
+            return encode(openai.build(settings, "sk-x", "fake-vl", prompt, b64, "image/png").body)
+
+        def after() -> bytes:
+            raw = cache.json_value("/x/p.png", openai, "image/png", b64)
+            return encode(openai.build(settings, "sk-x", "fake-vl", prompt, raw, "image/png").body)
+
+        assert before() == after()
+        n = 50 if size > 10_000 else 200
+        b = a = 1e9
+        for _ in range(20):
+            b, a = min(b, best_us(before, n, 2)), min(a, best_us(after, n, 2))
+        show(f"request body, {label}", b, a)
+
+
+def lookups(tmp: Path) -> None:
+    from PIL import Image
+
+    from rabench.prepare.cache import PrepCache
+
+    img = tmp / "r.png"
+    Image.new("RGB", (240, 360), "white").save(img)
+    sha = hashlib.sha256(img.read_bytes()).hexdigest()
+    cache = PrepCache(tmp / "prepared")
+    asyncio.run(cache.get(img, sha, "image/png"))
+
+    async def via_get(n: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            await cache.get(img, sha, "image/png")
+        return time.perf_counter() - t0
+
+    def via_lookup(n: int) -> float:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            cache.lookup(img, sha)
+        return time.perf_counter() - t0
+
+    b = a = 1e9
+    for _ in range(40):
+        b = min(b, asyncio.run(via_get(500)) / 500 * 1e6)
+        a = min(a, via_lookup(500) / 500 * 1e6)
+    show("warm prepared-image lookup (await get -> lookup)", b, a)
+    print(f"{'  of which the os.stat both make':58s} {best_us(lambda: os.stat(img), 500):8.2f} us")
+
+
+def calls(old: ModuleType) -> None:
+    from rabench.contracts import Verdict
+    from rabench.run import execute as new
+    from rabench.run.config import Limits
+    from rabench.run.limits import ProviderGate
+    from rabench.run.retry import RetryPolicy
+    from rabench.targets.base import CheckRequest
+
+    class Instant:
+        verdict = Verdict()
+
+        async def check(self, request: CheckRequest) -> Verdict:
+            return self.verdict
+
+    request = CheckRequest("c", Path("a"), "image/png", Path("a"), "image/png")
+
+    async def main() -> tuple[float, float]:
+        gate, target, policy = ProviderGate("x", Limits(concurrency=64)), Instant(), RetryPolicy()
+        best = {"old": 1e9, "new": 1e9}
+        for _ in range(30):
+            for name, mod in (("old", old), ("new", new)):
+                t0 = time.perf_counter()
+                for _ in range(2000):
+                    await mod.call_target(target, request, gate, timeout_s=180, policy=policy)
+                best[name] = min(best[name], (time.perf_counter() - t0) / 2000 * 1e6)
+        return best["old"], best["new"]
+
+    show("call_target with an instant target (gate, timeout)", *asyncio.run(main()))
+
+
+def workers(tmp: Path, rounds: int) -> None:
+    import anyio
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from diy_overhead import make_suite
+
+    from rabench.contracts import Capabilities, TargetInfo, Verdict
+    from rabench.run import runner
+    from rabench.run.session import RunOptions, run
+
+    class Slow:  # 2 ms an answer: the calls overlap, as a provider's do
+        def __init__(self) -> None:
+            self.info = TargetInfo(id="slow", kind="other", provider="slowp",
+                                   capabilities=Capabilities(checks=False, memory=False, proofs=False))
+
+        async def open(self) -> None: ...
+        async def close(self) -> None: ...
+        async def reset(self, repetition: int) -> None: ...
+
+        async def check(self, request: Any) -> Verdict:
+            await asyncio.sleep(0.002)
+            return Verdict()
+
+    suite = make_suite(tmp / "suite", 50)
+    current = runner.TargetRun._lane
+
+    async def all_running(self: Any, reps: list[int], *, replay: bool, only_replay: bool = False) -> None:
+        events: dict[Any, Any] = {}
+        units = self._units(reps, replay, events, only_replay)
+        conc = self.gate.limits.concurrency
+        async with anyio.create_task_group() as tg:
+            for _ in range(max(1, min(conc + max(8, conc // 4), self.ctx.plan.count * len(reps)))):
+                tg.start_soon(self._worker, units, events)
+
+    cpu: dict[str, list[float]] = {"old": [], "new": []}
+    for r in range(rounds):
+        for name, lane in (("old", all_running), ("new", current)):
+            runner.TargetRun._lane = lane  # type: ignore[method-assign]
+            c0 = time.process_time()
+            run(RunOptions(out=tmp / f"run-{name}-{r}", suite_dir=str(suite), repetitions=100,
+                           cache_root=tmp / "prepared", progress="none", concurrency={"slowp": 64}),
+                targets=[Slow()])
+            cpu[name].append((time.process_time() - c0) / 5000 * 1e6)
+    runner.TargetRun._lane = current  # type: ignore[method-assign]
+    med = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
+    show(f"rabench run, 5,000 units of 2 ms at 64, CPU/unit (median of {rounds})", med["old"], med["new"])
+    print("  rounds, old: " + " ".join(f"{x:.1f}" for x in cpu["old"])
+          + "; new: " + " ".join(f"{x:.1f}" for x in cpu["new"]))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", default="7e1493d", help="the commit whose answer.py and execute.py are 'before'")
+    ap.add_argument("--rounds", type=int, default=9, help="rounds of the workers comparison")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="rabench-diy-pieces-") as name:
+        tmp = Path(name)
+        answers(module_at(args.before, "rabench/targets/diy/answer.py", "answer_before", tmp))
+        bodies()
+        lookups(tmp)
+        calls(module_at(args.before, "rabench/run/execute.py", "execute_before", tmp))
+        workers(tmp, args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
