@@ -158,20 +158,25 @@ def strict_lines(manifest: Path, decoder: msgspec.json.Decoder[T], *, check_keys
     at the first line that does not decode (or repeats a key, with ``check_keys``). The
     streaming readers of both suite kinds share it; ``rabench.cases.validate`` collects every
     problem instead."""
+    for lineno, raw in case_lines(manifest):
+        try:
+            case = decoder.decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise UserError(f"{manifest}:{lineno}: {describe_decode_error(exc)}") from None
+        if check_keys:
+            problem = duplicate_key_problem(raw)
+            if problem is not None:
+                raise UserError(f"{manifest}:{lineno}: case {getattr(case, 'id', '?')}: {problem}")
+        yield lineno, case
+
+
+def case_lines(manifest: Path) -> Iterator[tuple[int, bytes]]:
+    """Each non-blank line of ``manifest`` after the header, with its line number."""
     with manifest.open("rb") as fh:
         next(fh, None)  # header
         for lineno, raw in enumerate(fh, start=2):
-            if not raw.strip():
-                continue
-            try:
-                case = decoder.decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                raise UserError(f"{manifest}:{lineno}: {describe_decode_error(exc)}") from None
-            if check_keys:
-                problem = duplicate_key_problem(raw)
-                if problem is not None:
-                    raise UserError(f"{manifest}:{lineno}: case {getattr(case, 'id', '?')}: {problem}")
-            yield lineno, case
+            if raw.strip():
+                yield lineno, raw
 
 
 def path_in_suite(root: Path, root_real: Path, file: str, where: str) -> Path:

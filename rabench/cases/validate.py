@@ -14,6 +14,7 @@ from typing import TypeVar
 import msgspec
 
 from rabench.cases.manifest import (
+    case_lines,
     MANIFEST,
     SymlinkLoop,
     _case_decoder,
@@ -34,21 +35,17 @@ def manifest_entries(manifest: Path, decoder: msgspec.json.Decoder[T],
     """Each case line of ``manifest`` (after the header) as (line number, case), the case ``None``
     when the line does not decode; decode errors and repeated keys go to ``problems``.
     Shared by the receipt and ap validators, so both word a bad line alike."""
-    with manifest.open("rb") as fh:
-        next(fh, None)
-        for lineno, raw in enumerate(fh, start=2):
-            if not raw.strip():
-                continue
-            try:
-                case = decoder.decode(raw)
-            except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                problems.append(f"{MANIFEST}:{lineno}: {describe_decode_error(exc)}")
-                yield lineno, None
-                continue
-            dup = duplicate_key_problem(raw)
-            if dup is not None:
-                problems.append(f"{MANIFEST}:{lineno}: case {getattr(case, 'id', '?')}: {dup}")
-            yield lineno, case
+    for lineno, raw in case_lines(manifest):
+        try:
+            case = decoder.decode(raw)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            problems.append(f"{MANIFEST}:{lineno}: {describe_decode_error(exc)}")
+            yield lineno, None
+            continue
+        dup = duplicate_key_problem(raw)
+        if dup is not None:
+            problems.append(f"{MANIFEST}:{lineno}: case {getattr(case, 'id', '?')}: {dup}")
+        yield lineno, case
 
 
 def file_problem(root: Path, root_real: Path, file: str, sha256: str, check_hashes: bool) -> tuple[Path | None, str | None]:
