@@ -8,6 +8,7 @@ tests read real pixels through real OCR.
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +16,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from rabench.contracts.targets_config import parse_targets_config
 from rabench.engine.ocr import OcrSettings, ThreadWorkerPool
+from rabench.engine.target import SelfTarget
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 MONO = FONT_DIR / "DejaVuSansMono.ttf"
@@ -27,6 +30,16 @@ def ocr_pool() -> Iterator[ThreadWorkerPool]:
     pool = ThreadWorkerPool(workers=1, settings=OcrSettings())
     yield pool
     pool.close()
+
+
+@pytest.fixture(scope="module")
+def self_target(ocr_pool: ThreadWorkerPool) -> Iterator[SelfTarget]:
+    """The ``self`` target with the default settings on the shared OCR pool. No "today": every
+    time rule measures from the request's ``submitted_at``, or does not fire."""
+    t = SelfTarget("self", parse_targets_config({"self": {}}), pool=ocr_pool)
+    asyncio.run(t.open())
+    yield t
+    asyncio.run(t.close())
 
 
 def render_receipt(

@@ -10,13 +10,11 @@ import asyncio
 
 import pytest
 
-from rabench.contracts.targets_config import parse_targets_config as C
 from rabench.engine.checks import totals_add_up
 from rabench.engine.extract import extract_fields, rows_from_text
 from rabench.engine.extract.amounts import find_amounts
 from rabench.engine.extract.dates import parse_dates, pick_date
 from rabench.engine.plausibility import tax_rate_signals
-from rabench.engine.target import SelfTarget
 from rabench.targets.base import CheckRequest
 
 
@@ -122,11 +120,8 @@ def test_labels_of_a_country_without_its_address_name_its_currency(text, currenc
 
 
 @pytest.fixture(scope="module")
-def target(ocr_pool):
-    t = SelfTarget("self", C({"self": {}}), pool=ocr_pool)
-    asyncio.run(t.open())
-    yield t
-    asyncio.run(t.close())
+def target(self_target):
+    return self_target
 
 
 # (name, title, rows, total, tax, date, currency); each adds up and carries its country's real rates

@@ -16,18 +16,13 @@ from PIL import Image
 
 from _fx_receipts import exif_with_thumbnail, jpeg_bytes, receipt
 from rabench.contracts import Verdict
-from rabench.contracts.targets_config import parse_targets_config as C
 from rabench.engine.target import SelfTarget
 from rabench.targets.base import CheckRequest
 
 
 @pytest.fixture(scope="module")
-def target(ocr_pool):
-    # no "today": every time rule measures from the request's submitted_at, or does not fire
-    t = SelfTarget("self", C({"self": {}}), pool=ocr_pool)
-    asyncio.run(t.open())
-    yield t
-    asyncio.run(t.close())
+def target(self_target):
+    return self_target
 
 
 def _check(target: SelfTarget, path: Path, media_type: str, submitted_at: str | None = None) -> Verdict:
