@@ -11,8 +11,9 @@ from __future__ import annotations
 import base64
 import os
 from collections import OrderedDict
+from collections.abc import Sized
 from types import ModuleType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import aiohttp
 import anyio
@@ -199,7 +200,40 @@ def _read_b64(path: Any) -> str:
 
 
 _encode = msgspec.json.Encoder().encode
+K = TypeVar("K")
+V = TypeVar("V", bound=Sized)
 INLINE_READ_BYTES = 256 * 1024  # smaller prepared images are read and encoded on the event loop
+
+
+class SizedLRU(Generic[K, V]):
+    """A dict bounded by the summed ``len`` of its values, least recently used out first (the
+    newest entry always stays, however large)."""
+
+    __slots__ = ("limit", "size", "_items")
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.size = 0
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        old = self._items.pop(key, None)
+        if old is not None:
+            self.size -= len(old)
+        self._items[key] = value
+        self.size += len(value)
+        while self.size > self.limit and len(self._items) > 1:
+            _, dropped = self._items.popitem(last=False)
+            self.size -= len(dropped)
 
 
 class B64Cache:
@@ -213,21 +247,21 @@ class B64Cache:
     """
 
     def __init__(self, max_chars: int = 256 * 1024 * 1024, max_json_bytes: int = 64 * 1024 * 1024):
-        self.max_chars = max_chars
-        self.chars = 0
-        self._items: OrderedDict[str, str] = OrderedDict()
+        self._b64: SizedLRU[str, str] = SizedLRU(max_chars)
+        self._json: SizedLRU[tuple[str, str, str], msgspec.Raw] = SizedLRU(max_json_bytes)
         self.loads = 0
-        self.max_json_bytes = max_json_bytes
-        self.json_bytes = 0
-        self._json: OrderedDict[tuple[str, str, str], msgspec.Raw] = OrderedDict()
+
+    @property
+    def chars(self) -> int:
+        return self._b64.size
+
+    @property
+    def json_bytes(self) -> int:
+        return self._json.size
 
     def json_cached(self, path: Any, wire: ModuleType, media_type: str) -> msgspec.Raw | None:
         """``json_value`` when it is in the cache (no base64 needed), else None."""
-        key = (str(path), wire.__name__, media_type)
-        value = self._json.get(key)
-        if value is not None:
-            self._json.move_to_end(key)
-        return value
+        return self._json.get((str(path), wire.__name__, media_type))
 
     def json_value(self, path: Any, wire: ModuleType, media_type: str, image_b64: str) -> msgspec.Raw:
         """The image's value in ``wire``'s request body (``wire.image_value``: the base64, or a
@@ -237,23 +271,13 @@ class B64Cache:
         and targets close together, so a small window keeps the reuse."""
         key = (str(path), wire.__name__, media_type)
         value = self._json.get(key)
-        if value is not None:
-            self._json.move_to_end(key)
-            return value
-        value = msgspec.Raw(_encode(wire.image_value(image_b64, media_type)))
-        self._json[key] = value
-        self.json_bytes += len(value)
-        while self.json_bytes > self.max_json_bytes and len(self._json) > 1:
-            _, dropped = self._json.popitem(last=False)
-            self.json_bytes -= len(dropped)
+        if value is None:
+            value = msgspec.Raw(_encode(wire.image_value(image_b64, media_type)))
+            self._json.put(key, value)
         return value
 
     def get(self, path: Any) -> str | None:
-        key = str(path)
-        value = self._items.get(key)
-        if value is not None:
-            self._items.move_to_end(key)
-        return value
+        return self._b64.get(str(path))
 
     async def load(self, path: Any) -> str:
         key = str(path)
@@ -262,14 +286,7 @@ class B64Cache:
         else:
             value = await anyio.to_thread.run_sync(_read_b64, key)
         self.loads += 1
-        old = self._items.pop(key, None)
-        if old is not None:
-            self.chars -= len(old)
-        self._items[key] = value
-        self.chars += len(value)
-        while self.chars > self.max_chars and len(self._items) > 1:
-            _, dropped = self._items.popitem(last=False)
-            self.chars -= len(dropped)
+        self._b64.put(key, value)
         return value
 
 
