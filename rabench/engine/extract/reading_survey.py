@@ -20,6 +20,7 @@ checks passed, and dates passed on for the photo-before-purchase proof.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import re
@@ -29,16 +30,26 @@ from pathlib import Path
 import msgspec
 
 
+def cache_name(data: bytes) -> str:
+    """The OCR cache file of an image: named by its bytes' sha256 and the preparation version, so
+    suites whose files share a name (every suite keeps them in ``files/``: ``f00001.jpg`` in each
+    forged suite) never read each other's lines, and one cache serves every suite."""
+    from rabench.prepare.image import PREP_VERSION
+
+    return f"{hashlib.sha256(data).hexdigest()[:32]}.v{PREP_VERSION}.json"
+
+
 def _ocr_lines(path: Path, cache: Path | None):  # type: ignore[no-untyped-def]
     from PIL import Image
 
     from rabench.engine import ocr as ocr_mod
     from rabench.prepare.image import prepare_bytes
 
-    hit = cache / f"{path.parent.name}-{path.stem}.json" if cache else None
+    data = path.read_bytes()
+    hit = cache / cache_name(data) if cache else None
     if hit is not None and hit.is_file():
         return msgspec.json.decode(hit.read_bytes(), type=ocr_mod.OcrResult)
-    prepared = prepare_bytes(path.read_bytes(), "image/jpeg")
+    prepared = prepare_bytes(data, "image/jpeg")
     with Image.open(io.BytesIO(prepared.data)) as im:
         im.load()
         result = ocr_mod.read_image(im.convert("RGB"))
