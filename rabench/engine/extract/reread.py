@@ -32,6 +32,7 @@ from pathlib import Path
 
 import msgspec
 from PIL import Image, ImageOps
+from rapidfuzz.distance import Levenshtein
 
 from rabench.engine.extract.amounts import find_amounts
 from rabench.engine.extract.fields import Extraction, extract_fields
@@ -102,17 +103,6 @@ def _value(text: str, minor: int) -> float | None:
 
 def _digits(v: float | None, minor: int) -> str:
     return "" if v is None else f"{abs(v):.{max(minor, 0)}f}".replace(".", "")
-
-
-def _edits(a: str, b: str) -> int:
-    """Edit distance between two digit strings (short: plain dynamic programming)."""
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
 
 
 def _crop(image: Image.Image, box: tuple[int, int, int, int], scale: float, mx: float, my: float,
@@ -277,7 +267,7 @@ def reread_amounts(
         for v in sorted(values):
             d = _digits(v, minor)
             # a digit or two misread in place, or one digit dropped or added ("035.00" for 635.00)
-            if v == v0 or (v0 is not None and _edits(d0, d) > (2 if len(d) == len(d0) else 1)):
+            if v == v0 or (v0 is not None and Levenshtein.distance(d0, d) > (2 if len(d) == len(d0) else 1)):
                 continue
             best = max((c for w, _, c in cands if w == v), default=0.0)
             new = OcrLine(_replace_amount(first.text, minor, v), first.box, best, first.slope)
