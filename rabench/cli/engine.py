@@ -24,6 +24,7 @@ def _fit(args: argparse.Namespace) -> int:
         l2=args.l2,
         cache_root=Path(args.cache) if args.cache else None,
         results_out=Path(args.results) if args.results else None,
+        reuse=Path(args.reuse) if args.reuse else None,
         command=command.strip(),
     )
     print(
@@ -126,7 +127,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     f.add_argument("--l2", type=float, default=1.0, help="L2 penalty on the coefficients (default 1.0)")
     f.add_argument("--cache", default=None, metavar="DIR", help="prepared-image cache (default as rabench run)")
     f.add_argument("--results", default=None, metavar="JSONL",
-                   help="also write every case's signals and verdict here (for inspection)")
+                   help="also write every case's signals and verdict here (for inspection, or --reuse)")
+    f.add_argument("--reuse", default=None, metavar="JSONL",
+                   help="fit on the signals an earlier fit wrote with --results for the same suites (same "
+                        "order) instead of running the engine again: minutes become seconds when only the "
+                        "model changes; refused if the file's cases are not these suites'")
     f.set_defaults(func=_fit)
 
     c = inner.add_parser(

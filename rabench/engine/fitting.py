@@ -165,6 +165,29 @@ def fit_from_results(
     )
 
 
+def reuse_results(path: Path, roots: list[str | Path]) -> list[CaseResult]:
+    """The per-case results an earlier fit wrote with ``--results`` for these same suites, in the
+    same order: refitting (another penalty, another feature set) without running the engine again.
+    Refused unless every suite's cases, their labels and their order match the file."""
+    try:
+        results = [msgspec.json.decode(line, type=CaseResult) for line in path.read_bytes().splitlines() if line]
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise UserError(f"{path}: not a results file written by `engine fit --results`: {exc}") from None
+    at = 0
+    for root in roots:
+        cases = list(open_suite(root))
+        part = results[at:at + len(cases)]
+        want = {lc.case.id: (lc.case.is_base, lc.case.label.is_fake) for lc in cases}
+        got = {r.case_id: (r.is_base, r.is_fake) for r in part}
+        if len(part) != len(cases) or got != want:
+            raise UserError(f"{path}: its cases {at}-{at + len(cases) - 1} are not the cases of {root} "
+                            "(give the suites in the order of the fit that wrote it)")
+        at += len(cases)
+    if at != len(results):
+        raise UserError(f"{path}: {len(results) - at} more cases than the suites given")
+    return results
+
+
 def fit_suite(
     roots: str | Path | list[str | Path],
     *,
@@ -173,25 +196,32 @@ def fit_suite(
     l2: float = 1.0,
     cache_root: Path | None = None,
     results_out: Path | None = None,
+    reuse: Path | None = None,
     command: str = "",
 ) -> tuple[risk_mod.RiskModel, Path]:
     """Fit on one suite or on a mix of several (e.g. synthetic dev + real dev + forgeries of it).
 
     Each suite is run on its own (its own duplicate network, as a run would); the base cases
     of all of them are pooled for the fit. Any suite whose header says split=test is refused
-    before anything runs.
+    before anything runs. With ``reuse``, the signals come from an earlier fit's ``--results``
+    file instead of a new run of the engine (same suites, same order, checked).
     """
     paths = [roots] if isinstance(roots, (str, Path)) else list(roots)
     if not paths:
         raise UserError("engine fit: give at least one --suite")
+    if reuse is not None and results_out is not None:
+        raise UserError("engine fit: give --results or --reuse, not both")
     suites = [refuse_test_split(root) for root in paths]
-    pool = ProcessWorkerPool(workers)
     results: list[CaseResult] = []
-    try:
-        for root in paths:
-            results.extend(asyncio.run(run_suite(root, pool=pool, cache_root=cache_root)))
-    finally:
-        pool.close()
+    if reuse is not None:
+        results = reuse_results(reuse, paths)
+    else:
+        pool = ProcessWorkerPool(workers)
+        try:
+            for root in paths:
+                results.extend(asyncio.run(run_suite(root, pool=pool, cache_root=cache_root)))
+        finally:
+            pool.close()
     if results_out is not None:
         results_out.parent.mkdir(parents=True, exist_ok=True)
         with results_out.open("wb") as fh:

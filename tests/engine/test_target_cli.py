@@ -71,16 +71,27 @@ def test_fit_pools_the_base_cases_of_several_suites(tmp_path, capsys):
         for c in part:
             shutil.copy(sample / c["file"], root / c["file"])
         roots.append(root)
-    out = tmp_path / "model.json"
-    argv = ["engine", "fit", "--workers", "1", "--out", str(out), "--cache", str(tmp_path / "cache")]
-    for root in roots:
-        argv += ["--suite", str(root)]
+    out, results = tmp_path / "model.json", tmp_path / "results.jsonl"
+    suites = [a for root in roots for a in ("--suite", str(root))]
+    argv = ["engine", "fit", "--workers", "1", "--out", str(out), "--cache", str(tmp_path / "cache"),
+            "--results", str(results), *suites]
     assert main(argv) == 0, capsys.readouterr().err
     model = json.loads(out.read_text())
     assert model["n_cases"] == len(pdfs) and model["n_fakes"] == sum(
         c["label"]["authenticity"]["verdict"] == "fake" for c in pdfs)
     assert model["suite"] == "mix/part0 + mix/part1" and model["split"] == "dev"
     assert "seed=100" in model["notes"] and "seed=101" in model["notes"]
+    # --reuse refits from the recorded signals without running the engine: the same model
+    again = tmp_path / "again.json"
+    assert main(["engine", "fit", "--out", str(again), "--reuse", str(results), *suites]) == 0
+    refit = json.loads(again.read_text())
+    assert {k: refit[k] for k in ("features", "coef", "intercept", "knees", "n_cases")} == {
+        k: model[k] for k in ("features", "coef", "intercept", "knees", "n_cases")}
+    # ...and refuses a results file that is not these suites' cases in this order
+    capsys.readouterr()
+    swapped = ["--suite", str(roots[1]), "--suite", str(roots[0])]
+    assert main(["engine", "fit", "--out", str(again), "--reuse", str(results), *swapped]) == 2
+    assert "not the cases of" in capsys.readouterr().err
 
 
 ROWS = [("Receipt No. 1234-56", ""), ("Date: 25/12/2024", ""), ("Tea", "2.50"), ("Scone", "3.10"),
