@@ -7,6 +7,7 @@ here (a request body built around the base64 string; ``await PrepCache.get`` for
 many short repeats, the two sides interleaved, so a loaded machine moves both alike.
 
     .venv/bin/python bench/diy_pieces.py --before 7e1493d
+    .venv/bin/python bench/diy_pieces.py --only writes --rounds 15   # outcome writes and stats
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import time
 import timeit
 from pathlib import Path
 from types import ModuleType
+from collections.abc import Callable
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,18 +209,107 @@ def workers(tmp: Path, rounds: int) -> None:
           + "; new: " + " ".join(f"{x:.1f}" for x in cpu["new"]))
 
 
+def writes_and_lookups(tmp: Path, rounds: int) -> None:
+    """The run path's own per-unit work (issue 19, third pass): an outcome ``write`` per outcome
+    against one per pass of the event loop, and a ``stat`` of the original per unit against one
+    per case for a target that reads only the prepared image (``reads_original = False``)."""
+    from unittest.mock import patch
+
+    import anyio
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from diy_overhead import make_suite
+
+    from rabench.contracts import Capabilities, Outcome, TargetInfo, Verdict
+    from rabench.run import outcomes, session
+    from rabench.run.session import RunOptions, run
+
+    class EachWrite(outcomes.OutcomeWriter):  # the old writer (f1866d3): one write per outcome, at once
+        def write(self, outcome: Outcome) -> None:
+            buf = self._buf
+            self._encoder.encode_into(outcome, buf)
+            buf.extend(b"\n")
+            self._fh.write(buf)
+            buf.clear()  # (the old one overwrote it next time; close() must not write it again)
+            self.written += 1
+
+    class Slow:  # 2 ms an answer, like diy_pieces.workers; reads no file
+        reads_original = False
+
+        def __init__(self) -> None:
+            self.info = TargetInfo(id="slow", kind="other", provider="slowp",
+                                   capabilities=Capabilities(checks=False, memory=False, proofs=False))
+
+        async def open(self) -> None: ...
+        async def close(self) -> None: ...
+        async def reset(self, repetition: int) -> None: ...
+
+        async def check(self, request: Any) -> Verdict:
+            await asyncio.sleep(0.002)
+            return Verdict()
+
+    class SlowStat(Slow):  # says nothing: the runner stats the original per unit
+        reads_original = True
+
+    suite = make_suite(tmp / "suite-wl", 50)
+    variants = {"old": (EachWrite, SlowStat), "new": (outcomes.OutcomeWriter, Slow)}
+    cpu: dict[str, list[float]] = {"old": [], "new": []}
+    for r in range(rounds + 1):
+        for name, (writer, target) in variants.items():
+            with patch.object(session, "OutcomeWriter", writer):  # what ``run`` writes its outcomes with
+                c0 = time.process_time()
+                run(RunOptions(out=tmp / f"run-wl-{name}-{r}", suite_dir=str(suite), repetitions=100,
+                               cache_root=tmp / "prepared", progress="none", concurrency={"slowp": 64}),
+                    targets=[target()])
+                if r:  # the first round warms the preparation cache
+                    cpu[name].append((time.process_time() - c0) / 5000 * 1e6)
+    med = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
+    show(f"rabench run, 5,000 units of 2 ms, writes and stats, CPU/unit (median of {rounds})",
+         med["old"], med["new"])
+    print("  rounds, old: " + " ".join(f"{x:.1f}" for x in cpu["old"])
+          + "; new: " + " ".join(f"{x:.1f}" for x in cpu["new"]))
+
+    line = Outcome(run_id="r", case_id="c0001", target="diy:openai-compatible:fake-vl", repetition=3,
+                   status="ok", attempts=1, latency_s=0.0123, verdict=Verdict(), finished_at=time.time())
+    each, per_pass = EachWrite(tmp / "each.jsonl"), outcomes.OutcomeWriter(tmp / "pass.jsonl")
+
+    async def eight_a_pass(w: outcomes.OutcomeWriter, n: int) -> float:
+        t0 = time.process_time()
+        for _ in range(n // 8):
+            for _ in range(8):
+                w.write(line)
+            await asyncio.sleep(0)
+        return (time.process_time() - t0) / n * 1e6
+
+    b = a = 1e9
+    for _ in range(20):
+        b = min(b, anyio.run(eight_a_pass, each, 4000))
+        a = min(a, anyio.run(eight_a_pass, per_pass, 4000))
+    each.close()
+    per_pass.close()
+    show("one outcome line written, 8 finishing per loop pass (CPU)", b, a)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="7e1493d", help="the commit whose answer.py and execute.py are 'before'")
     ap.add_argument("--rounds", type=int, default=9, help="rounds of the workers comparison")
+    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes"],
+                    help="just this piece")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rabench-diy-pieces-") as name:
         tmp = Path(name)
-        answers(module_at(args.before, "rabench/targets/diy/answer.py", "answer_before", tmp))
-        bodies()
-        lookups(tmp)
-        calls(module_at(args.before, "rabench/run/execute.py", "execute_before", tmp))
-        workers(tmp, args.rounds)
+        pieces: dict[str, Callable[[], None]] = {
+            "answers": lambda: answers(module_at(args.before, "rabench/targets/diy/answer.py", "answer_before", tmp)),
+            "bodies": bodies,
+            "lookups": lambda: lookups(tmp),
+            "calls": lambda: calls(module_at(args.before, "rabench/run/execute.py", "execute_before", tmp)),
+            "workers": lambda: workers(tmp, args.rounds),
+            "writes": lambda: writes_and_lookups(tmp, args.rounds),
+        }
+        for piece, fn in pieces.items():
+            if args.only in (None, piece):
+                fn()
     return 0
 
 

@@ -280,6 +280,7 @@ class BatchRun:
                 if results is None:
                     continue
                 self._results(open_batches.pop(batch_id), results)
+                self.ctx.writer.flush()  # its outcomes in the file before the record that it ended
                 append_record(self.path, BatchRecord(tid, batch_id, ended=True, at=time.time()))
             if open_batches:
                 await anyio.sleep(delay)

@@ -1,14 +1,25 @@
 """``runs/ID/outcomes.jsonl``: append one Outcome per finished unit; read back what is done.
 
-Why this shape: each outcome is one ``write`` of one whole line to an
-unbuffered file opened for append, so the kernel has it as soon as the call
-finished; a crash (even ``kill -9``) loses at most the calls in flight, and
-the file is valid JSON Lines except perhaps for a torn last line, which
-``scan_done`` cuts off before a resume appends to it.
+Why this shape: whole lines, appended with ``write`` to an unbuffered file,
+so the kernel has them as soon as they are written; the file is valid JSON
+Lines except perhaps for a torn last line, which ``scan_done`` cuts off before
+a resume appends to it.
+
+When: the outcomes that finish in one pass of the event loop are written
+together, in one ``write`` at the start of the loop's next pass (a ``call_soon``
+callback), instead of one ``write`` per outcome; outside an event loop, at once.
+So a crash (even ``kill -9``) loses at most the calls in flight and the calls
+that finished in the loop's last pass (a resume runs both again); an outcome
+finished in an earlier pass is in the file. Code that records elsewhere that
+outcomes exist (the batch mode's "ended" records) calls ``flush`` first.
+A failed ``write`` (a full disk) is raised by the next ``write``, ``flush``
+or ``close``, so the run stops as before, one pass later.
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import os
 from pathlib import Path
 
@@ -33,26 +44,65 @@ UnitKey = tuple[str, str, int]  # (case_id, target, repetition)
 
 
 class OutcomeWriter:
-    """Append-only, one ``write`` syscall per outcome, no user-space buffer."""
+    """Append-only, no user-space buffer beyond the current pass of the event loop (see above)."""
 
     def __init__(self, path: Path):
         self.path = path
         self._fh = open(path, "ab", buffering=0)
         self._encoder = msgspec.json.Encoder()
-        self._buf = bytearray()
+        self._buf = bytearray()  # encoded lines not yet written
+        self._scheduled = False  # a flush is queued for the loop's next pass
+        self._failed: OSError | None = None  # a deferred write that failed, raised by the next call
         self.written = 0
 
     def write(self, outcome: Outcome) -> None:
+        if self._failed is not None:
+            self._raise_failed()
         buf = self._buf
-        self._encoder.encode_into(outcome, buf)
+        self._encoder.encode_into(outcome, buf, -1)  # appended after the lines not yet written
         buf.extend(b"\n")
-        self._fh.write(buf)
         self.written += 1
+        if not self._scheduled:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no event loop: write now
+                self.flush()
+                return
+            self._scheduled = True
+            loop.call_soon(self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        self._scheduled = False
+        if self._fh.closed or self._failed is not None:
+            return
+        try:
+            self.flush()
+        except OSError as exc:  # raised in the run's own code by the next write, flush or close
+            self._failed = exc
+
+    def flush(self) -> None:
+        """Write every line not yet written (one ``write``; more only if the kernel takes part)."""
+        if self._failed is not None:
+            self._raise_failed()
+        buf = self._buf
+        while buf:  # one write; a short one (rare on a regular file) is followed by the rest
+            n = self._fh.write(buf)
+            if not n:
+                raise OSError(errno.EIO, f"{self.path}: the write wrote nothing")
+            del buf[:n]  # what was written never goes twice, even if the next write fails
+
+    def _raise_failed(self) -> None:
+        exc, self._failed = self._failed, None
+        assert exc is not None
+        raise exc
 
     def close(self) -> None:
         if not self._fh.closed:
-            os.fsync(self._fh.fileno())
-            self._fh.close()
+            try:
+                self.flush()
+                os.fsync(self._fh.fileno())
+            finally:
+                self._fh.close()
 
     def __enter__(self) -> OutcomeWriter:
         return self

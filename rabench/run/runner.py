@@ -17,7 +17,8 @@ lazily-read stream of the suite, so memory does not grow with the suite.
   what it would have been in one uninterrupted run. Other targets interleave
   repetitions.
 * Limits: a target's calls go through its provider's gate (see ``limits``).
-* Outcomes: one line per unit as it finishes (see ``outcomes``).
+* Outcomes: one line per unit as it finishes, one ``write`` per pass of the event loop
+  (see ``outcomes``).
 """
 
 from __future__ import annotations
@@ -82,6 +83,14 @@ class TargetRun:
         info = target.info
         self.responses = ctx.responses if ctx.responses is not None and cacheable(info) else None
         self.response_key = target_part(info) if self.responses is not None else b""
+        # A target that reads only the prepared image (``reads_original = False``: DIY, null)
+        # is sent the image of the bytes this run hashed, which matched the manifest, whatever
+        # happens to the original later: its units after a case's first one reuse that lookup
+        # (``_known``) instead of a ``stat`` each. A target that reads the original itself
+        # (the engine, or any that does not say) gets the ``stat`` per unit, so a file replaced
+        # during the run is still refused rather than analysed.
+        self.original_unread = getattr(target, "reads_original", True) is False
+        self._known: tuple[LoadedCase, PreparedFile] | None = None  # the last case prepared, its file
 
     def done_in(self, rep: int) -> int:
         tid = self.tid
@@ -204,7 +213,14 @@ class TargetRun:
                 return
             cached = False
             cache = self.ctx.cache
-            prepared: PreparedFile | None = cache.lookup(lc.path, case.sha256)  # the usual case: known
+            known = self._known
+            prepared: PreparedFile | None
+            if known is not None and known[0] is lc:  # a repetition of the case just looked up
+                prepared = known[1]
+            else:
+                prepared = cache.lookup(lc.path, case.sha256)  # the usual case: known, one stat
+                if prepared is not None and self.original_unread:
+                    self._known = (lc, prepared)
             failed: PreparationError | None = None
             if prepared is None:
                 counters.preparing += 1  # shown as in flight: preparing a file can take seconds
@@ -214,6 +230,8 @@ class TargetRun:
                     failed = exc
                 finally:
                     counters.preparing -= 1
+                if prepared is not None and self.original_unread:
+                    self._known = (lc, prepared)
             if prepared is None:
                 result = CallResult("error", 0, None, error=f"cannot prepare {case.file}: {failed}")
             else:

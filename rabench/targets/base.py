@@ -63,6 +63,10 @@ class TargetFailure(Exception):
 
 @runtime_checkable
 class Target(Protocol):
+    """A target may also say ``reads_original = False`` (a class attribute): it never opens
+    ``CheckRequest.original``, only the prepared image, so the runner need not ``stat`` the
+    original before each of a case's repetitions (``rabench.run.runner``); without it, it does."""
+
     info: TargetInfo
 
     async def open(self) -> None: ...

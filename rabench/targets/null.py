@@ -36,6 +36,8 @@ def _parse_options(target_id: str) -> dict[str, float]:
 
 
 class NullTarget:
+    reads_original = False  # reads no file at all (rabench.targets.base.Target)
+
     def __init__(self, target_id: str, slow: float = 0.0, fail: float = 0.0):
         self.info = TargetInfo(
             id=target_id, kind="null", settings={"slow": slow, "fail": fail} if (slow or fail) else {}

@@ -67,6 +67,30 @@ def test_batch_run_for_each_provider(tmp_path, monkeypatch, target, price_key):
     assert run_json["settings"]["batch"] is True and run_json.get("finished_at")
 
 
+def test_a_batchs_outcomes_are_in_the_file_before_the_record_that_it_ended(tmp_path, monkeypatch):
+    # The outcomes writer writes a pass of the event loop's outcomes at the start of the next pass;
+    # a kill -9 between "ended" and that write would leave the batch's units without outcomes, and
+    # a resume would pay for them again. So the batch mode flushes before recording the end.
+    from rabench.run import batch
+
+    n, seen = 4, []
+    suite = make_suite(tmp_path / "suite", n)
+    out = tmp_path / "run"
+    recorded = batch.append_record
+
+    def checking(path, record):
+        if record.ended:
+            seen.append(sorted((o.case_id, o.repetition) for o in _outcomes(out / "outcomes.jsonl")))
+        recorded(path, record)
+
+    monkeypatch.setattr(batch, "append_record", checking)
+    with BackgroundFakeProvider(Profile(default=ModelProfile(batch_polls=1))) as fake:
+        _env(monkeypatch, fake)
+        run(RunOptions(out=out, suite_dir=str(suite), target_ids=["diy:openai:gpt-5"], repetitions=2, config=CONFIG,
+                       cache_root=tmp_path / "cache", progress="none", batch=True, batch_poll_s=0.01))
+    assert seen == [sorted((f"c{i:03d}", r) for i in range(n) for r in range(2))]
+
+
 @pytest.mark.parametrize("target", ["diy:openai:gpt-5", "diy:anthropic:claude-sonnet-4-5",
                                     "diy:gemini:gemini-2.5-flash"])
 def test_errors_inside_a_batch_and_expiry_then_resume_submits_only_the_expired(tmp_path, monkeypatch, capsys,

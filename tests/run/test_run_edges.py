@@ -225,3 +225,74 @@ def test_a_manifest_line_with_a_key_written_twice_is_refused(tmp_path, capsys):
     assert expected in capsys.readouterr().err
     assert main(_argv(suite, tmp_path / "r", tmp_path, "--target", "null")) == 2
     assert expected in _one_line_error(capsys)
+
+
+# --- an original replaced during a run ----------------------------------------------------------
+
+
+class _Replacing:
+    """Replaces case c00000's original at its first check; records what each unit was given."""
+
+    def __init__(self, suite: Path, reads_original: bool):
+        from rabench.contracts import TargetInfo
+
+        if not reads_original:
+            self.reads_original = False  # as DIY and null targets say (rabench.targets.base.Target)
+        self.info = TargetInfo(id="replacing", kind="other", provider="replacing")
+        self.suite = suite
+        self.seen: list[tuple[str, int, str]] = []
+
+    async def open(self) -> None: ...
+    async def close(self) -> None: ...
+    async def reset(self, repetition: int) -> None: ...
+
+    async def check(self, request):
+        from rabench.contracts import Verdict
+
+        if request.case_id == "c00000" and not self.seen:
+            (self.suite / "f0.jpg").write_bytes(tiny_jpeg(99))  # same name, other pixels
+        self.seen.append((request.case_id, request.repetition, request.prepared.name))
+        return Verdict()
+
+
+def _run_replacing(tmp_path, reads_original: bool, monkeypatch):
+    from rabench.prepare import cache as prep_cache
+    from rabench.run.session import RunOptions, run
+
+    suite = make_suite(tmp_path / "s", 3)
+    assert main(_argv(suite, tmp_path / "warm", tmp_path, "--target", "null")) == 0  # prepared on disk
+    stats = []
+    signature = prep_cache.file_signature
+    monkeypatch.setattr(prep_cache, "file_signature", lambda path: stats.append(path) or signature(path))
+    target = _Replacing(suite, reads_original)
+    run(RunOptions(out=tmp_path / "r", suite_dir=str(suite), repetitions=4, cache_root=tmp_path / "cache",
+                   progress="none", concurrency={"replacing": 1}), targets=[target])
+    by = {(o.case_id, o.repetition): o for o in read_outcomes(tmp_path / "r" / "outcomes.jsonl")}
+    return target, by, stats
+
+
+def test_a_target_reading_the_original_gets_a_stat_per_unit_and_a_replaced_file_is_refused(tmp_path,
+                                                                                             monkeypatch):
+    target, by, stats = _run_replacing(tmp_path, True, monkeypatch)
+    assert len(stats) >= 12  # every unit's lookup (and the hashing, again after the replacement)
+    assert by[("c00000", 0)].status == "ok"
+    for rep in (1, 2, 3):  # replaced after the first unit: refused, never analysed
+        assert by[("c00000", rep)].status == "error" and "does not match the manifest's" in by[("c00000", rep)].error
+    assert all(by[(c, r)].status == "ok" for c in ("c00001", "c00002") for r in range(4))
+
+
+def test_a_target_reading_only_the_prepared_image_gets_the_manifests_image_with_a_stat_per_case(tmp_path,
+                                                                                                  monkeypatch):
+    target, by, stats = _run_replacing(tmp_path, False, monkeypatch)
+    # one lookup per case (its first unit: hashed, so a changed file before the run is still refused),
+    # not one per unit; its repetitions are sent the image of the bytes hashed, the manifest's
+    assert len(stats) == 3 * 2  # per case: the lookup that finds it not yet hashed, then the hashing
+    assert all(o.status == "ok" for o in by.values()) and len(by) == 12
+    sha0 = hashlib.sha256(tiny_jpeg(0)).hexdigest()
+    assert {name for cid, _, name in target.seen if cid == "c00000"} == {f"{sha0}.v{_prep_version()}.jpg"}
+
+
+def _prep_version() -> int:
+    from rabench.prepare.image import PREP_VERSION
+
+    return PREP_VERSION

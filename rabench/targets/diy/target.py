@@ -32,6 +32,8 @@ from rabench.targets.diy.reply import Reply
 
 
 class DiyTarget:
+    reads_original = False  # sends the prepared image only (rabench.targets.base.Target)
+
     def __init__(
         self,
         target_id: str,
