@@ -32,6 +32,7 @@ from PIL import Image
 
 from rabench.contracts.verdict import Check
 from rabench.engine import ocr as ocr_mod
+from rabench.engine.change_check import change_signal
 from rabench.engine.checks import totals_add_up
 from rabench.engine.dupes import Fingerprint, make_fingerprint
 from rabench.engine.extract.fields import Extraction, extract_fields
@@ -276,6 +277,9 @@ def analyse(
     signals: list[Signal] = []
     if result.signal is not None:
         signals.append(result.signal)
+    change = change_signal(extraction, rows_from_ocr(lines))  # cash tendered − change vs the total (opinion)
+    if change is not None:
+        signals.append(change)
     signals.extend(plausibility_signals(extraction, today=today, max_age_days=settings.max_age_days))
     timings["extract"] = time.perf_counter() - t
 

@@ -39,7 +39,7 @@ from pathlib import Path
 import msgspec
 import numpy as np
 
-from rabench.engine.signals import Signal
+from rabench.engine.signals import ALWAYS_FITTED, Signal
 from rabench.logistic import fit_logistic
 
 PROOF_FLOOR = 0.7
@@ -139,6 +139,7 @@ def fit(
 ) -> RiskModel:
     knees = knees_of(signal_sets, labels) if with_knees else {}
     names = feature_names(signal_sets, min_count=min_count, knees=knees)
+    names += [n for n in ALWAYS_FITTED if n not in names]  # a new check's weight is learnt, even when rare
     knees = {k: v for k, v in knees.items() if k + EXCESS in names}
     x = np.vstack([featurize(s, names, knees) for s in signal_sets]) if signal_sets else np.zeros((0, len(names)))
     y = np.asarray(labels, dtype=np.float64)

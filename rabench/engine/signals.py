@@ -15,6 +15,12 @@ import msgspec
 
 from rabench.contracts.verdict import ProofType, Reason, ReasonKind
 
+# Signal names the risk fit always gives a feature, however rarely they fired in its data, so a refit
+# learns their weight: a new check (``check.change_mismatch``, cash tendered − change ≠ the total).
+# A model fitted before one existed weighs it 0 by name (unknown names are ignored) and counts it
+# through its kind only (``kind:opinion``).
+ALWAYS_FITTED = ("check.change_mismatch",)
+
 
 class Signal(msgspec.Struct, frozen=True):
     name: str  # stable id used as a risk-model feature, e.g. "exif.thumbnail_mismatch"

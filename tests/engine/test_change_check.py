@@ -1,0 +1,116 @@
+"""Cash tendered less the change must be the total (``check.change_mismatch``): an opinion that
+catches a forger who edits only the total, silent whenever the payment block is not clear (a split
+tender, a tip after the total, cash rounding, a rounding row, change alone, a doubtful reading),
+and never a proof. Small receipts the test writes (fast), and one rendered and read by the ``self``
+target through real OCR."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rabench.engine import risk as risk_mod
+from rabench.engine.change_check import SIGNAL, change_signal
+from rabench.engine.extract import extract_fields, rows_from_text
+from rabench.engine.extract.layout import Row, Segment
+from rabench.engine.signals import Signal
+from rabench.targets.base import CheckRequest
+
+HEAD = "KEDAI RUNCIT MAJU SDN BHD\nDate: 12/03/2018 14:22\n"
+
+
+def _signal(text: str) -> Signal | None:
+    rows = rows_from_text(text)
+    return change_signal(extract_fields(rows), rows)
+
+
+def test_an_edited_total_is_an_opinion_with_the_numbers():
+    # the till printed total 30.90 (cash 51.00, change 20.10); the forger made the total 38.90
+    sig = _signal(HEAD + "TOTAL  RM 38.90\nCASH  RM 51.00\nCHANGE  RM 20.10\nTHANK YOU")
+    assert sig is not None and sig.name == SIGNAL
+    assert sig.kind == "opinion" and sig.proof_type is None and sig.fields == ("total",)
+    for number in ("51.00", "20.10", "30.90", "38.90", "8.00"):
+        assert number in sig.text, sig.text
+    # a total edited down is caught too (the cash still covers it)
+    assert _signal(HEAD + "TOTAL  RM 25.90\nCASH  RM 51.00\nCHANGE  RM 20.10") is not None
+
+
+def test_other_languages_tender_and_change_words():
+    assert _signal("CAFE CENTRAL GMBH\nDatum: 12.03.2024\nSUMME EUR  38,90\nBAR  51,00\nRÜCKGELD  20,10") is not None
+    assert _signal("BAR LUNA SL\nFecha: 12/03/2024\nTOTAL  38,90\nEFECTIVO  51,00\nCAMBIO  20,10") is not None
+    assert _signal("CAFE DU PORT\nDate: 12/03/2024\nTOTAL TTC  38,90\nESPECES  51,00\nMONNAIE RENDUE  20,10") is not None
+    assert _signal(HEAD + "JUMLAH  RM 38.90\nTUNAI  RM 51.00\nBAKI  RM 20.10") is not None
+
+
+def test_a_genuine_cash_receipt_is_silent():
+    assert _signal(HEAD + "TOTAL  RM 30.90\nCASH  RM 51.00\nCHANGE  RM 20.10") is None
+    # the amount paid printed again ("Paid 30.90") is no second payment
+    assert _signal(HEAD + "TOTAL  30.90\nCASH TENDERED  51.00\nPAID  30.90\nCHANGE  20.10") is None
+    assert _signal("CAFE CENTRAL GMBH\nDatum: 12.03.2024\nSUMME EUR  30,90\nGEGEBEN BAR  51,00\nRÜCKGELD  20,10") is None
+
+
+def test_a_split_tender_is_silent():
+    # 8.00 on a card (or a voucher) and 30.90 in cash paid the 38.90
+    assert _signal(HEAD + "TOTAL  38.90\nVISA  8.00\nCASH  51.00\nCHANGE  20.10") is None
+    assert _signal(HEAD + "TOTAL  38.90\nVOUCHER  8.00\nCASH  51.00\nCHANGE  20.10") is None
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  20.00\nCASH  31.00\nCHANGE  12.10") is None
+
+
+def test_a_tip_written_after_the_total_is_silent():
+    assert _signal("THE DINER\nDate: 03/12/2024\nTOTAL  30.90\nTIP  8.00\nCASH  51.00\nCHANGE  12.10") is None
+    assert _signal("THE DINER\nDate: 03/12/2024\nTOTAL  30.90\nGRATUITY  8.00\nCASH  51.00\nCHANGE  12.10") is None
+
+
+def test_cash_rounding_is_silent_and_a_rounding_row_too():
+    # Swiss, Australian and Malaysian cash is paid in 0.05 steps, Swedish in whole kronor
+    assert _signal("MIGROS AG\nMWST CHE-123.456.789\nTOTAL CHF  30.92\nBAR CHF  50.00\nRÜCKGELD CHF  19.10") is None
+    assert _signal("WOOLWORTHS PTY LTD\nABN 88 000 014 675\nTOTAL AUD  30.92\nCASH  50.00\nCHANGE  19.10") is None
+    assert _signal("ICA NARA\nMoms 12%\nATT BETALA SEK  30,40\nKONTANT  50,00\nVÄXEL  20,00") is None
+    assert _signal(HEAD + "TOTAL  30.87\nROUNDING ADJ  0.03\nCASH  51.00\nCHANGE  20.10") is None
+    # ... while a Swiss total edited by francs is still seen
+    assert _signal("MIGROS AG\nMWST CHE-123.456.789\nTOTAL CHF  38.90\nBAR CHF  50.00\nRÜCKGELD CHF  19.10") is not None
+
+
+def test_change_alone_or_cash_short_of_the_total_is_silent():
+    assert _signal(HEAD + "TOTAL  38.90\nCHANGE  20.10") is None  # no amount tendered
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  30.90\nCHANGE  0.00") is None  # cash short of the total
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  51.00") is None  # no change row
+
+
+def test_a_doubtful_reading_is_silent():
+    def row(label: str, amount: str, conf: float = 0.99) -> Row:
+        return Row(segments=(Segment(label, (10, 0, 200, 20), 0.99), Segment(amount, (400, 0, 480, 20), conf)))
+
+    def sig(change_conf: float) -> Signal | None:
+        rows = [Row(segments=(Segment("KEDAI RUNCIT MAJU SDN BHD", (10, 0, 400, 20), 0.99),)),
+                row("TOTAL", "38.90"), row("CASH", "51.00"), row("CHANGE", "20.10", change_conf)]
+        rows = [Row(segments=tuple(Segment(s.text, (s.box[0], 30 * i, s.box[2], 30 * i + 20), s.confidence)
+                                   for s in r.segments), index=i) for i, r in enumerate(rows)]
+        return change_signal(extract_fields(rows, ocr=False), rows)
+
+    assert sig(0.99) is not None
+    assert sig(0.70) is None  # the change read with low confidence: "20.10" may be "28.10"
+    # the difference is an amount printed on another row (a deposit the reader placed as the total's)
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  51.00\nCHANGE  20.10\nDEPOSIT  8.00") is None
+
+
+def test_the_risk_fit_always_learns_its_weight():
+    editor = Signal("file.editor", "file_fact", "saved by an editor")
+    model = risk_mod.fit([[editor], []] * 5, [1, 0] * 5, min_count=1, split="dev")
+    assert SIGNAL in model.features  # a feature even when it never fired in the fit's data
+    fired = Signal(SIGNAL, "opinion", "tendered − change ≠ total", ("total",), value=1.0)
+    assert risk_mod.risk(model, [fired]) < risk_mod.FLAG_LINE  # an opinion alone never flags
+
+
+def test_end_to_end_an_edited_total_is_an_opinion_never_a_proof(self_target, render, tmp_path):
+    rows = [("Date: 12/03/2018 14:22", ""), ("", ""), ("TOTAL", "RM 38.90"), ("CASH", "RM 51.00"),
+            ("CHANGE", "RM 20.10"), ("", ""), ("THANK YOU", "")]
+    path = tmp_path / "edited.png"
+    render(rows, title="KEDAI MAJU SDN BHD").save(path)
+    req = CheckRequest(case_id="edited", original=path, media_type="image/png", prepared=path,
+                       prepared_media_type="image/png")
+    v = asyncio.run(self_target.check(req))
+    assert v.fields.total == 38.90
+    change = [r for r in v.reasons if "tendered 51.00" in r.text]
+    assert change and change[0].kind == "opinion" and change[0].proof_type is None, [r.text for r in v.reasons]
+    assert not [r for r in v.reasons if r.kind == "proof"]
+    assert v.risk < risk_mod.PROOF_FLOOR
