@@ -9,17 +9,21 @@ proof that is wrong is the worst output this product can give.
 
 It speaks only when the reading is clear, and is silent otherwise:
 
-- one total row, read with confidence, that is not itself what was paid (a total found from the
-  payment is no total to compare);
-- under it exactly one cash amount tendered (cash, tendered, paid, bayar, bar, efectivo, espèces,
-  ...; the same amount printed again counts once) and one change row under that, both read with
-  confidence, the tendered amount at least the total and larger than the change;
-- no other payment under the total (a card, a voucher, a gift card, a second cash amount: a split
-  tender), no tip, rounding, discount, deposit or second total row between the total and the
-  change (tips after the total, "Rounding Adj", "Balance due"), no unplaced amount in that block;
+- one total row, read with confidence (OCR ≥ 0.88), that is not itself what was paid (a total
+  found from the payment is no total to compare);
+- under it one cash amount tendered (cash, tendered, paid, payment, bayar, tunai, bar, gegeben,
+  efectivo, espèces, contanti, kontant, ...; the same amount printed again, or "Paid" showing
+  tendered − change, counts once) and a change row under that (vocab.CHANGE, monnaie, vuelto),
+  both read with confidence and printed plainly (not mended from look-alike letters, not run into a
+  word), the tendered amount at least the total (``COVER_REQUIRED``) and larger than the change;
+- no other payment anywhere under the total (a card, a voucher, a gift card, points, a second
+  different cash amount: a split tender), no tip, rounding, discount, deposit, subtotal or second
+  total of another amount between the total and the change, no amount there the reader cannot
+  place;
 - tendered − change differs from the total by more than the currency's cash step (``CASH_STEP``)
-  plus half a minor unit, and the difference is not an amount printed on a non-item row (a
-  missed voucher, tip or discount row).
+  plus half a minor unit; the difference is not the amount of a discount, deposit, tip, rounding
+  or tax row (a row the payment left out, or the reader placed wrong), and no other total row
+  shows what was paid (the reader may have taken the wrong total).
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ SEARCH_ROWS = 8  # the change row is at most this many rows under the tendered a
 _W = r"(?<![a-z])(?:{})(?![a-z])"
 # Money handed over in cash (or just "paid"/"tendered", which on a till with change means cash)
 TENDER = re.compile(_W.format("|".join([
-    r"cash", r"tunai", r"tendered", r"tender", r"paid", r"payment", r"zahlung", r"paiement", r"pago", r"betaling",
+    r"cash", r"tunai", r"tendered", r"tender", r"tend", r"tnd", r"paid", r"payment", r"zahlung", r"paiement", r"pago", r"betaling",
     r"bayar", r"dibayar", r"pembayaran", r"bar", r"bargeld",
     r"gegeben", r"erhalten", r"efectivo", r"entregado", r"entrega", r"recibido", r"especes", r"espece",
     r"contanti", r"contante", r"contant", r"kontant", r"kontanter", r"gotowka", r"hotove", r"hotovost",
@@ -65,6 +69,14 @@ NON_CASH = re.compile(_W.format("|".join([
 # rows under the total that change what is due or was paid: the check has nothing clear to compare
 _EXPLAINING_KINDS = ("discount", "deposit", "tip", "rounding", "tax")
 _BLOCKING_KINDS = {"tip", "rounding", "discount", "deposit", "total", "subtotal", "with_tax"}
+
+
+def _plain(text: str, a: Amount) -> bool:
+    """The amount stands in the row as printed: not mended from look-alike letters ("5l.00"), not
+    run into a word ("CASH V53.35": a digit read as a letter, or a letter glued to it)."""
+    before = text[a.start - 1] if a.start > 0 else " "
+    after = text[a.end] if a.end < len(text) else " "
+    return text[a.start:a.end] == a.text and not before.isalpha() and not after.isalnum()
 
 
 def _is_change(label: str) -> bool:
@@ -119,6 +131,8 @@ def assess(ex: Extraction, rows: list[Row]) -> Signal | str:
             change = (i, abs(a.value))
         elif kind == "total" and abs(a.value - f.total) <= tol:
             continue  # the total printed again ("Total Rounded", "Amount due")
+        elif a.value == 0:
+            continue  # "Rounding 0.00", "Discount 0.00": nothing changes
         elif kind in _BLOCKING_KINDS:
             blocked = True
         elif TENDER.search(s) and kind in ("payment", "other", "none"):
@@ -142,6 +156,8 @@ def assess(ex: Extraction, rows: list[Row]) -> Signal | str:
     confidences = [_amount_segment(rows[i], amounts[i])[1] for i in (tender[0], change[0])]  # type: ignore[arg-type]
     if min(confidences) < CONFIDENCE:
         return "the cash or the change read with low confidence"
+    if not all(_plain(rows[i].text, amounts[i]) for i in (top, tender[0], change[0])):  # type: ignore[arg-type]
+        return "an amount read only by mending OCR damage"
     diff = f.total - paid
     step = CASH_STEP.get(f.currency or "", 0.05)
     if abs(diff) <= step + tol:

@@ -52,6 +52,7 @@ def test_a_split_tender_is_silent():
     # 8.00 on a card (or a voucher) and 30.90 in cash paid the 38.90
     assert _signal(HEAD + "TOTAL  38.90\nVISA  8.00\nCASH  51.00\nCHANGE  20.10") is None
     assert _signal(HEAD + "TOTAL  38.90\nVOUCHER  8.00\nCASH  51.00\nCHANGE  20.10") is None
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  51.00\nCHANGE  20.10\nDEPOSIT PAID  8.00") is None
     assert _signal(HEAD + "TOTAL  38.90\nCASH  20.00\nCASH  31.00\nCHANGE  12.10") is None
 
 
@@ -89,8 +90,13 @@ def test_a_doubtful_reading_is_silent():
 
     assert sig(0.99) is not None
     assert sig(0.70) is None  # the change read with low confidence: "20.10" may be "28.10"
-    # the difference is an amount printed on another row (a deposit the reader placed as the total's)
-    assert _signal(HEAD + "TOTAL  38.90\nCASH  51.00\nCHANGE  20.10\nDEPOSIT  8.00") is None
+    # the difference is a discount printed above the total (the total read may be before it)
+    assert _signal(HEAD + "SUBTOTAL  38.90\nMEMBER DISCOUNT  8.00\nTOTAL  38.90\nCASH  51.00\nCHANGE  20.10") is None
+    # another total row shows what was paid: the reader may have taken the wrong one
+    assert _signal(HEAD + "TOTAL  30.90\nTOTAL SALES  38.90\nCASH  51.00\nCHANGE  20.10") is None
+    # an amount read only by mending OCR damage: look-alike letters, a letter run into the digits
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  5l.00\nCHANGE  20.10") is None
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  V51.00\nCHANGE  20.10") is None
 
 
 def test_the_risk_fit_always_learns_its_weight():
