@@ -147,7 +147,9 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         )  # OCR reads a dropped "£"/"€" as a letter ("f1.08"), "$" as "S" ("S8.20"), "₱" as "P" ("P99.00")
         # a till's tax code glued to the price ("41.07T", "190.00SR", "1,99A") is not a unit
         tax_code = bool(re.match(r"[A-Z]{1,3}(?=\s|$|\*)", text[end:])) and bool(re.search(r"[.,]\d{2}$", num))
-        label_colon = before == ":" and (start < 2 or not text[start - 2].isdigit())  # "Total:$8.20", not "10:30"
+        # "Total:$8.20", not "10:30"; also a label whose last "l" OCR read as "1" ("Tota1:193.35", "Subtota1:9.00")
+        label_colon = before == ":" and (start < 2 or not text[start - 2].isdigit() or (
+            text[start - 2] == "1" and start >= 3 and text[start - 3].isalpha()))
         lettered = (m.group("sym1") or "")[:1].isalpha()  # "EinzelpreisEUR23,49": a code glued to its label
         if (before.isalnum() and not glued_symbol and not (lettered and before.isalpha())) or (before in ".,:/" and not label_colon) or after in ":/" or (
             after.isalpha() and after not in "kKx" and not tax_code

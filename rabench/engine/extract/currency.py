@@ -185,6 +185,30 @@ def _printed_scores(text: str) -> dict[str, float]:
     return {c: min(s, PRINTED_CAP) for c, s in scores.items()}
 
 
+_ISO_WORD_PATTERNS = 2 * len(_ISO)  # the first entries of _PRINTED: an ISO code as a word, or beside a number
+
+
+def _beside_amount(text: str, code: str) -> bool:
+    """The code is printed beside an amount ("SEK 45,80", "45.80 EUR", "JPY 1200"), not only as a word."""
+    if decimals_for(_ALIAS.get(code, code)) == 0:
+        return bool(re.search(rf"(?<![A-Za-z]){code}[ :]*[-(]?\d|\d[ ]?{code}(?![A-Za-z])", text))
+    return bool(re.search(rf"(?<![A-Za-z]){code}[ :]*[-(]?\d[\d.,']*[.,]\d{{2}}(?!\d)|\d[.,]\d{{2}}[ ]?{code}(?![A-Za-z])",
+                          text))
+
+
+def _word_only_codes(text: str, printed: dict[str, float]) -> set[str]:
+    """Currencies printed only as a bare code word, never beside an amount and with no sign or name: "SEK 13"
+    (Seksyen 13 in a Malaysian address), "CAD CAM". Such a word may be something else."""
+    strong = {code for rx, code, _ in _PRINTED[_ISO_WORD_PATTERNS:] if rx.search(text)}
+    strong |= {code for rx, code, _ in _PRINTED_WORDS if rx.search(fold(text))}
+    out = set()
+    for code in printed:
+        spelled = [iso for iso in _ISO if _ALIAS.get(iso, iso) == code]
+        if code not in strong and not any(_beside_amount(text, iso) for iso in spelled):
+            out.add(code)
+    return out
+
+
 def _supported(code: str | None, basis: str | None, scores: dict[str, float]) -> tuple[str, ...]:
     """The countries a tax rate may be judged against: those the cues back, that use ``code``."""
     if code is None or basis not in ("printed", "country"):
@@ -225,6 +249,14 @@ def read_currency(text: str, language: str | None = None) -> CurrencyReading:
         return CurrencyReading(code, basis, _supported(code, basis, scores), scores)
 
     printed = _printed_scores(text)
+    if printed:
+        # a code printed only as a word yields to what the country cues decide for another currency
+        ranked_cues = sorted(by_currency.items(), key=lambda kv: -kv[1])
+        if ranked_cues and ranked_cues[0][1] >= COUNTRY_DECIDES and (
+                len(ranked_cues) == 1 or ranked_cues[0][1] - ranked_cues[1][1] >= COUNTRY_MARGIN):
+            decided = ranked_cues[0][0]
+            printed = {c: v for c, v in printed.items()
+                       if c == decided or by_currency.get(c, 0.0) > 0 or c not in _word_only_codes(text, printed)}
     if printed:
         code = max(printed, key=lambda c: (printed[c], by_currency.get(c, 0.0)))
         return result(code, "printed")

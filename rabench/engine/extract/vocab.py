@@ -100,7 +100,7 @@ CHANGE = _kw([
     "change", "change due", "ruckgeld", "zuruck", "wechselgeld", "rendu", "monnaie rendue", "a rendre", "cambio",
     "vuelto", "vuelta", "resto", "troco", "wisselgeld", "terug", "baki", "kembali", "kembalian", "uang kembali",
     "お釣り", "おつり", "釣銭", "reszta", "vaxel", "vaxelpengar", "byttepenge",
-    "vraceno", "vekslepenger", "takaisin",
+    "vraceno", "vekslepenger", "takaisin", "cg",
 ])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
@@ -172,6 +172,8 @@ def says_inclusive(s: str) -> bool:
 _TOTAL_MISREAD = re.compile(
     r"(?<![a-z])(?:[tli1][oa0]t[a4]?[li1]|[li1][oa0][tl][a4][li1])(?![a-z])|(?<=\d)[ap]?total(?![a-z])"
 )
+# ... and "Sub Total" with it ("Sub Tota1", "SubT0tal")
+_SUBTOTAL_MISREAD = re.compile(r"(?<![a-z])sub[\s.-]{0,2}(?:[tli1][oa0]t[a4]?[li1])(?![a-z])")
 # "Inclusive" as OCR misreads it: "lnclusive", "Inciucive", "inclusiva", "ndusive"; one or two
 # letters off a long word is still that word
 _INCLUSIVE_WORDS = ("inclusive", "including", "inclusief", "inklusive")
@@ -280,10 +282,19 @@ def near_total(label: str) -> bool:
     return False
 
 
+# Electronic cash registers (Casio, Sharp, Sam4s...) print two-letter codes for the totals block: "TL" the total,
+# "CG" the change ("CA" cash and "ST" subtotal are left alone: "CA" is also California, "ST" a street).
+# Only a label that is the code alone counts ("TL." / "TL  $28.31"; not "TOPLAM TL").
+_REGISTER_CODES = {"tl": "total", "cg": "payment"}
+
+
 def row_kind(label: str) -> str:
     """What a row's label says its amount is: subtotal | tax | tip | discount | rounding | deposit |
     payment | count (a number of items) | total | info (not money) | other (an item)."""
     s = unglue(fold(label))
+    bare = re.sub(r"[^a-z]", "", s)
+    if bare in _REGISTER_CODES:
+        return _REGISTER_CODES[bare]  # a cash register's two-letter codes: "TL  $28.31", "CG  $11.69"
     if ITEM_TAXES.search(s):
         return "other"  # a tourist tax is a charge on the bill, not the receipt's tax
     if TAX_BASE.search(s):
@@ -295,7 +306,8 @@ def row_kind(label: str) -> str:
         return "total" if has_total else "rounding"
     if _GLUED_COUNT.search(s):
         return "count"
-    if SUBTOTAL.search(s) or (has_total and re.search(r"excluding|exclusive|excl\.?\s?(gst|vat|tax)", s)):
+    if SUBTOTAL.search(s) or _SUBTOTAL_MISREAD.search(s) or (
+            has_total and re.search(r"excluding|exclusive|excl\.?\s?(gst|vat|tax)", s)):
         return "subtotal"
     if has_tax and has_total:
         # "Total TTC"/"Total incl. VAT"/"Total Sales (Inclusive of GST)" is the total;
