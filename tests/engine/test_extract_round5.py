@@ -55,3 +55,17 @@ def test_a_currency_code_printed_only_as_a_word_yields_to_the_country():
     assert detect_currency("STORE\nITEM  10.60\nTOTAL  10.60\nSEK 12345") == "SEK"
     # a Swedish receipt printing the code alone over its amounts keeps it
     assert detect_currency("ICA Nara\nOrg.nr 556000-1234\nBelopp SEK\nMJOLK  15,90\nTOTALT  15,90\nMoms 12%  1,70") == "SEK"
+
+
+def test_a_total_whose_amount_ocr_mangled_is_read_only_when_what_was_paid_agrees():
+    base = "DELI\nSOUP  3.48\nBREAD  2.98\n{total}\nCASH  20.00\nCHANGE  13.09\n03/12/23 14:22"
+    for printed in ("TOTAL  6:91", "TOTAL  6;91", "TOTAL  6..91", "TOTAL  6.9l", "TOTAL  691"):
+        ex = _read(base.format(total=printed))
+        assert ex.fields.total == 6.91, printed
+        assert any("damage undone" in d for d in ex.doubts)  # never clean: no proof rests on it
+        assert totals_add_up(ex).signal is None or totals_add_up(ex).signal.kind != "proof"
+    # what was paid does not agree (a forger's edit, or another misreading): no total is made up
+    assert _read(base.format(total="TOTAL  7:91")).fields.total is None
+    # a clean total is read as before, with no such doubt
+    clean = _read(base.format(total="TOTAL  6.91"))
+    assert clean.fields.total == 6.91 and not any("damage undone" in d for d in clean.doubts)

@@ -20,7 +20,7 @@ import re
 
 import msgspec
 
-from rabench.engine.extract.amounts import Amount, find_amounts
+from rabench.engine.extract.amounts import Amount, find_amounts, parse_number
 from rabench.engine.extract.layout import Row
 from rabench.engine.extract.vocab import CHANGE, TAX_BASE, TIP, TOTAL, fold, near_total, row_kind, says_inclusive, unglue
 
@@ -199,6 +199,26 @@ def _due_under_tax(rows: list[Row], amounts: list[Amount | None], kinds: list[st
     return None
 
 
+# The amount of a total row as OCR mangles it: a colon or semicolon for the decimal mark ("6:91"), the mark
+# doubled ("6..91"), a letter for a digit ("6.9l", "1O.50"), the mark lost ("691")
+_MANGLED_TAIL = re.compile(r"(?<![A-Za-z\d])([\dOolI|]{1,6}(?:[.,:;]{1,2}[\dOolI|]{2}|))\s*[A-Z*]{0,2}\s*$")
+
+
+def _mangled_value(text: str) -> float | None:
+    """The value a total row's unreadable amount would have with OCR's damage undone, or None."""
+    m = _MANGLED_TAIL.search(text)
+    if m is None:
+        return None
+    tok = m.group(1).translate(str.maketrans({"O": "0", "o": "0", "l": "1", "I": "1", "|": "1"}))
+    if sum(ch.isdigit() for ch in tok) < 3:
+        return None
+    tok = re.sub(r"[.,:;]{1,2}", ".", tok)
+    if "." not in tok:
+        tok = tok[:-2] + "." + tok[-2:]
+    parsed = parse_number(tok)
+    return float(parsed[0]) if parsed is not None else None
+
+
 def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int) -> SummaryReading:
     """Read the totals block. ``kinds`` is each row's ``row_kind`` ("none" without an amount,
     except count rows, which may print only a number of items)."""
@@ -229,6 +249,22 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
                     and amounts[i + 1].value > 0 and not change):  # type: ignore[union-attr]
                 kinds[i + 1] = "total"
                 break
+    mangled_total: int | None = None
+    if minor == 2 and not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
+        # a total row whose amount OCR mangled beyond money ("TOTAL  6:91", "6..91", "6.9l", "691"): read
+        # only when what was paid under it (less the change) is that amount once the damage is undone
+        for i in range(n - 1):
+            if amounts[i] is not None or not re.search(r"\d", rows[i].text) or row_kind(rows[i].text) != "total":
+                continue
+            mangled = _mangled_value(rows[i].text)
+            paid = amount_paid(rows, amounts, kinds, i + 1)
+            if mangled is not None and paid is not None and paid[1] <= i + 3 and abs(paid[0] - mangled) <= 0.005:
+                amounts = list(amounts)  # (the caller's list is left as it is)
+                amounts[i] = Amount(value=paid[0], text=rows[i].text.split()[-1], start=len(rows[i].text),
+                                    end=len(rows[i].text), decimals=2)
+                kinds[i] = "total"
+                mangled_total = i
+            break
     blank_tip_total: int | None = None
     if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
         # a card slip's "TIP ____" / "TOTAL ____" lines left for the customer to fill in (US tills): the
@@ -416,6 +452,8 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             doubts.append(f"\"{rows[i].text.strip()}\" is not the subtotal plus the tax read")
     if blank_tip_total is not None and total_row == blank_tip_total:
         doubts.append(f"the total is the amount printed above a tip line left blank: \"{rows[blank_tip_total].text.strip()}\"")
+    if mangled_total is not None and total_row == mangled_total:
+        doubts.append(f"the total's amount was read only with OCR's damage undone: \"{rows[mangled_total].text.strip()}\"")
     if misread_total is not None and total_row == misread_total:
         doubts.append(f"the total's label was read only approximately: \"{rows[misread_total].text.strip()}\"")
     others = [(i, value(i)) for i in total_rows if i != total_row]
