@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
                 groups[group]["compared"] += 1
             if args.list and answer.startswith("FIRED"):
                 print(f"{root.name}/{lc.case.id} ({group}): {answer[7:]}")
+    if not groups:
+        print("no case matched (--only takes genuine, or a fake's forge tag or class)")
     for group, c in sorted(groups.items()):
         print(f"{group}: fired {c['fired']}/{c['n']}, compared tendered − change with the total on {c['compared']}")
         for why, k in c.most_common():
