@@ -159,17 +159,12 @@ def calls(old: ModuleType) -> None:
     show("call_target with an instant target (gate, timeout)", *asyncio.run(main()))
 
 
-def workers(tmp: Path, rounds: int) -> None:
-    import anyio
-
-    sys.path.insert(0, str(ROOT / "bench"))
-    from diy_overhead import make_suite
-
+def slow_target(*, reads_original: bool) -> type:
+    """A target answering in 2 ms (the calls overlap, as a provider's do); ``reads_original`` as
+    rabench.targets.base.Target says (False: the runner stats each original once per case)."""
     from rabench.contracts import Capabilities, TargetInfo, Verdict
-    from rabench.run import runner
-    from rabench.run.session import RunOptions, run
 
-    class Slow:  # 2 ms an answer: the calls overlap, as a provider's do
+    class Slow:
         def __init__(self) -> None:
             self.info = TargetInfo(id="slow", kind="other", provider="slowp",
                                    capabilities=Capabilities(checks=False, memory=False, proofs=False))
@@ -182,6 +177,20 @@ def workers(tmp: Path, rounds: int) -> None:
             await asyncio.sleep(0.002)
             return Verdict()
 
+    Slow.reads_original = reads_original  # type: ignore[attr-defined]
+    return Slow
+
+
+def workers(tmp: Path, rounds: int) -> None:
+    import anyio
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from diy_overhead import make_suite
+
+    from rabench.run import runner
+    from rabench.run.session import RunOptions, run
+
+    Slow = slow_target(reads_original=True)  # says nothing, as before the third pass: a stat per unit
     suite = make_suite(tmp / "suite", 50)
     current = runner.TargetRun._lane
 
@@ -220,7 +229,7 @@ def writes_and_lookups(tmp: Path, rounds: int) -> None:
     sys.path.insert(0, str(ROOT / "bench"))
     from diy_overhead import make_suite
 
-    from rabench.contracts import Capabilities, Outcome, TargetInfo, Verdict
+    from rabench.contracts import Outcome, Verdict
     from rabench.run import outcomes, session
     from rabench.run.session import RunOptions, run
 
@@ -233,23 +242,8 @@ def writes_and_lookups(tmp: Path, rounds: int) -> None:
             buf.clear()  # (the old one overwrote it next time; close() must not write it again)
             self.written += 1
 
-    class Slow:  # 2 ms an answer, like diy_pieces.workers; reads no file
-        reads_original = False
-
-        def __init__(self) -> None:
-            self.info = TargetInfo(id="slow", kind="other", provider="slowp",
-                                   capabilities=Capabilities(checks=False, memory=False, proofs=False))
-
-        async def open(self) -> None: ...
-        async def close(self) -> None: ...
-        async def reset(self, repetition: int) -> None: ...
-
-        async def check(self, request: Any) -> Verdict:
-            await asyncio.sleep(0.002)
-            return Verdict()
-
-    class SlowStat(Slow):  # says nothing: the runner stats the original per unit
-        reads_original = True
+    Slow = slow_target(reads_original=False)  # reads no file: one stat per case
+    SlowStat = slow_target(reads_original=True)  # the runner stats the original per unit
 
     suite = make_suite(tmp / "suite-wl", 50)
     variants = {"old": (EachWrite, SlowStat), "new": (outcomes.OutcomeWriter, Slow)}
