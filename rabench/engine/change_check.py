@@ -162,7 +162,6 @@ def assess(ex: Extraction, rows: list[Row]) -> Signal | str:
     step = CASH_STEP.get(f.currency or "", 0.05)
     if abs(diff) <= step + tol:
         return "paid = total" if abs(diff) <= tol else "within the cash step"
-    # the difference is an amount printed on a row that is not an item: a row missed or misplaced
     # the difference is a discount, deposit, tip, rounding or tax row's amount: a row the payment left out or
     # the reader placed wrong; another total row shows what was paid: the reader may have taken the wrong total
     if any(abs(abs(diff) - abs(v)) <= tol for v, k in ex.printed_amounts if k in _EXPLAINING_KINDS):

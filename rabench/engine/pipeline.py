@@ -256,14 +256,17 @@ def analyse(
         timings["ocr"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    extraction = extract_fields(rows_from_ocr(lines))
+    rows = rows_from_ocr(lines)
+    extraction = extract_fields(rows)
     result = totals_add_up(extraction)
     if source == "ocr" and settings.reread and image is not None:
         t = time.perf_counter()
         shown, turned = image, result_ocr.rotation
-        extraction, lines, _ = reread_amounts(
+        extraction, reread_lines, _ = reread_amounts(
             lines, extraction, result.check.status == "passed", lambda: source_image(orig, shown, turned),
             recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
+        if reread_lines is not lines:  # some amounts were read again: the rows are made from the new lines
+            lines, rows = reread_lines, rows_from_ocr(reread_lines)
         timings["reread"] = time.perf_counter() - t
         result = totals_add_up(extraction)
     if settings.today:
@@ -277,7 +280,7 @@ def analyse(
     signals: list[Signal] = []
     if result.signal is not None:
         signals.append(result.signal)
-    change = change_signal(extraction, rows_from_ocr(lines))  # cash tendered − change vs the total (opinion)
+    change = change_signal(extraction, rows)  # cash tendered − change vs the total (opinion)
     if change is not None:
         signals.append(change)
     signals.extend(plausibility_signals(extraction, today=today, max_age_days=settings.max_age_days))
