@@ -13,7 +13,7 @@ It speaks only when the reading is clear, and is silent otherwise:
   found from the payment is no total to compare);
 - under it one cash amount tendered (cash, tendered, paid, payment, bayar, tunai, bar, gegeben,
   efectivo, espèces, contanti, kontant, ...; the same amount printed again, or "Paid" showing
-  tendered − change, counts once) and a change row under that (vocab.CHANGE, monnaie, vuelto),
+  tendered − change, counts once) and a change row under that (vocab.says_change: change words, a bare "CG"; monnaie, vuelto),
   both read with confidence and printed plainly (not mended from look-alike letters, not run into a
   word), the tendered amount at least the total (``COVER_REQUIRED``) and larger than the change;
 - no other payment anywhere under the total (a card, a voucher, a gift card, points, a second
@@ -34,7 +34,7 @@ from rabench.engine.checks import CASH_STEP, PROOF_CONFIDENCE, _fmt, _tol
 from rabench.engine.extract.amounts import Amount
 from rabench.engine.extract.fields import Extraction, _amount_segment, _label_of, _row_amount, join_label_rows
 from rabench.engine.extract.layout import Row
-from rabench.engine.extract.vocab import CHANGE, fold, row_kind, unglue
+from rabench.engine.extract.vocab import fold, row_kind, says_change, unglue
 from rabench.engine.signals import Signal
 
 SIGNAL = "check.change_mismatch"
@@ -54,7 +54,7 @@ TENDER = re.compile(_W.format("|".join([
     r"kateinen", r"received", r"pagado", r"pagato", r"paye", r"bezahlt", r"betaald", r"dinheiro", r"numerario",
     r"お預り", r"お預かり", r"現金", r"amount tendered",
 ])))
-# Money given back: vocab.CHANGE plus words that mean change only under a tendered amount
+# Money given back: vocab.says_change plus words that mean change only under a tendered amount
 CHANGE_MORE = re.compile(_W.format(r"monnaie|vuelto|change\s*due|rendu|devuelto|cambio"))
 # A payment that is not cash: its presence under the total means a split tender
 NON_CASH = re.compile(_W.format("|".join([
@@ -81,7 +81,7 @@ def _plain(text: str, a: Amount) -> bool:
 
 def _is_change(label: str) -> bool:
     s = unglue(fold(label))
-    return bool(CHANGE.search(s) or CHANGE_MORE.search(s))
+    return says_change(label) or bool(CHANGE_MORE.search(s))
 
 
 def change_signal(ex: Extraction, rows: list[Row]) -> Signal | None:

@@ -10,7 +10,7 @@ from rabench.engine.checks import totals_add_up
 from rabench.engine.extract import extract_fields, rows_from_text
 from rabench.engine.extract.amounts import find_amounts
 from rabench.engine.extract.currency import detect_currency
-from rabench.engine.extract.vocab import row_kind
+from rabench.engine.extract.vocab import row_kind, says_change
 
 
 def _read(text: str):
@@ -27,6 +27,10 @@ def test_a_cash_registers_tl_is_the_total_and_cg_the_change():
     assert row_kind("TL CABLE 2M") == "other"
     assert row_kind("TOPLAM TL") == "total"
     assert row_kind("Baldwin Park, CA") != "payment"  # "CA" (cash on some registers) is left alone
+    # "CG" means change only printed alone before its amount: not a word of an item or card row, not CGST
+    assert says_change("CG  $6.36") and says_change("CG.") and says_change("CHANGE DUE  4.00")
+    assert not says_change("CG BAG  0.20") and not says_change("VISA CG 4411  13.64")
+    assert not says_change("CGST 9%  9,419.49")
 
 
 def test_a_label_ending_in_ocrs_one_keeps_its_glued_amount():

@@ -22,7 +22,7 @@ import msgspec
 
 from rabench.engine.extract.amounts import Amount, find_amounts, parse_number
 from rabench.engine.extract.layout import Row
-from rabench.engine.extract.vocab import CHANGE, TAX_BASE, TIP, TOTAL, fold, near_total, row_kind, says_inclusive, unglue
+from rabench.engine.extract.vocab import TAX_BASE, TIP, TOTAL, fold, near_total, row_kind, says_change, says_inclusive, unglue
 
 SUMMARY_KINDS = {"subtotal", "total", "tax", "count", "rounding"}
 _TABLE_HEAD = re.compile(
@@ -167,12 +167,12 @@ def amount_paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str],
     """(amount paid, its row): the first payment row from ``start`` less the change given back under it."""
     for i in range(start, len(rows)):
         a = amounts[i]
-        if a is None or kinds[i] != "payment" or a.value <= 0 or CHANGE.search(fold(rows[i].text)):
+        if a is None or kinds[i] != "payment" or a.value <= 0 or says_change(rows[i].text):
             continue
         change = 0.0
         for j in range(i + 1, min(len(rows), i + 4)):
             c = amounts[j]
-            if c is not None and kinds[j] == "payment" and CHANGE.search(fold(rows[j].text)):
+            if c is not None and kinds[j] == "payment" and says_change(rows[j].text):
                 change = abs(c.value)
                 break
         return round(a.value - change, 6), i
@@ -242,7 +242,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             # without an amount, its amount on the payment line under it
             label = rows[i].text
             # (the exact amount: no change given back under it)
-            change = any(amounts[j] is not None and amounts[j].value and CHANGE.search(fold(rows[j].text))  # type: ignore[union-attr]
+            change = any(amounts[j] is not None and amounts[j].value and says_change(rows[j].text)  # type: ignore[union-attr]
                          for j in range(i + 2, min(n, i + 4)))
             if (amounts[i] is None and not re.search(r"\d", label) and len(label.split()) <= 4
                     and row_kind(label) == "total" and kinds[i + 1] == "payment" and amounts[i + 1]

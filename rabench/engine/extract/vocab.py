@@ -100,7 +100,7 @@ CHANGE = _kw([
     "change", "change due", "ruckgeld", "zuruck", "wechselgeld", "rendu", "monnaie rendue", "a rendre", "cambio",
     "vuelto", "vuelta", "resto", "troco", "wisselgeld", "terug", "baki", "kembali", "kembalian", "uang kembali",
     "お釣り", "おつり", "釣銭", "reszta", "vaxel", "vaxelpengar", "byttepenge",
-    "vraceno", "vekslepenger", "takaisin", "cg",
+    "vraceno", "vekslepenger", "takaisin",
 ])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
@@ -286,6 +286,13 @@ def near_total(label: str) -> bool:
 # "CG" the change ("CA" cash and "ST" subtotal are left alone: "CA" is also California, "ST" a street).
 # Only a label that is the code alone counts ("TL." / "TL  $28.31"; not "TOPLAM TL").
 _REGISTER_CODES = {"tl": "total", "cg": "payment"}
+
+
+def says_change(text: str) -> bool:
+    """The row says money given back: a change word (``CHANGE``), or a register's "CG" code printed
+    alone before the amount ("CG  $11.69"; not "CG BAG", not "CGST 9%")."""
+    s = fold(text)
+    return bool(CHANGE.search(s)) or re.sub(r"[^a-z]", "", unglue(s)) == "cg"
 
 
 def row_kind(label: str) -> str:
