@@ -8,6 +8,7 @@ many short repeats, the two sides interleaved, so a loaded machine moves both al
 
     .venv/bin/python bench/diy_pieces.py --before 7e1493d
     .venv/bin/python bench/diy_pieces.py --only writes --rounds 15   # outcome writes and stats
+    .venv/bin/python bench/diy_pieces.py --only per-run --before 3b06d21 --rounds 3   # suite, cache, git
 """
 
 from __future__ import annotations
@@ -284,11 +285,71 @@ def writes_and_lookups(tmp: Path, rounds: int) -> None:
     show("one outcome line written, 8 finishing per loop pass (CPU)", b, a)
 
 
+def per_run(tmp: Path, before: str, rounds: int) -> None:
+    """What a run pays per case and per run before its calls (issue 19, fourth pass): each case's
+    path resolved in the suite folder, a streaming pass and a vetting pass over the suite, each
+    case's prepared image found on disk by a new run's cache, and run.json's git commit. "Before"
+    is ``--before``'s ``rabench/cases/manifest.py``, ``rabench/prepare/cache.py`` and
+    ``rabench/run/manifest.py``, loaded beside the current ones. CPU, best of ``rounds`` x 7."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from diy_overhead import make_suite
+
+    from rabench.cases import manifest as new_suite
+    from rabench.prepare import cache as new_cache
+    from rabench.run import manifest as new_run
+
+    old_suite = module_at(before, "rabench/cases/manifest.py", "suite_before", tmp)
+    old_cache = module_at(before, "rabench/prepare/cache.py", "cache_before", tmp)
+    old_run = module_at(before, "rabench/run/manifest.py", "run_manifest_before", tmp)
+    suite = make_suite(tmp / "suite-run", 50)
+    files = [(lc.path, lc.case.sha256) for lc in new_suite.open_suite(suite).cases()]
+
+    async def prepare_all(cache: Any) -> None:
+        for path, sha in files:
+            await cache.get(path, sha, "image/png")
+
+    asyncio.run(prepare_all(new_cache.PrepCache(tmp / "prepared-run")))
+
+    def fresh_cache(module: ModuleType) -> Callable[[], None]:
+        def go() -> None:  # a new run's cache: each original hashed, its entry found on disk
+            asyncio.run(prepare_all(module.PrepCache(tmp / "prepared-run")))
+
+        return go
+
+    def cpu_us(fn: Callable[[], object], n: int) -> float:
+        best = 1e9
+        for _ in range(7):
+            c0 = time.process_time()
+            for _ in range(n):
+                fn()
+            best = min(best, (time.process_time() - c0) / n * 1e6)
+        return best
+
+    root = Path(suite)
+    real = root.resolve()
+    new_run.git_commit()  # the cached one asks git once, as a process's first run does
+    pieces: list[tuple[str, Callable[[], object], Callable[[], object], int]] = [
+        ("a case's path resolved in the suite folder", lambda: old_suite.resolve_in_suite(root, "r7.png", real),
+         lambda: new_suite.resolve_in_suite(root, "r7.png", real), 500),
+        ("streaming pass over the suite, 50 cases", lambda: list(old_suite.open_suite(suite).cases()),
+         lambda: list(new_suite.open_suite(suite).cases()), 20),
+        ("vetting pass (duplicate keys), 50 cases", lambda: list(old_suite.open_suite(suite).cases(check_keys=True)),
+         lambda: list(new_suite.open_suite(suite).cases(check_keys=True)), 20),
+        ("a new run's cache, 50 prepared images on disk", fresh_cache(old_cache), fresh_cache(new_cache), 5),
+        ("run.json's git commit", old_run.git_commit, new_run.git_commit, 5),
+    ]
+    for what, old_fn, new_fn, n in pieces:
+        b = a = 1e9
+        for _ in range(rounds):
+            b, a = min(b, cpu_us(old_fn, n)), min(a, cpu_us(new_fn, n))
+        show(what, b, a)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="7e1493d", help="the commit whose answer.py and execute.py are 'before'")
     ap.add_argument("--rounds", type=int, default=9, help="rounds of the workers comparison")
-    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes"],
+    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run"],
                     help="just this piece")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rabench-diy-pieces-") as name:
@@ -300,6 +361,7 @@ def main() -> int:
             "calls": lambda: calls(module_at(args.before, "rabench/run/execute.py", "execute_before", tmp)),
             "workers": lambda: workers(tmp, args.rounds),
             "writes": lambda: writes_and_lookups(tmp, args.rounds),
+            "per-run": lambda: per_run(tmp, args.before, args.rounds),
         }
         for piece, fn in pieces.items():
             if args.only in (None, piece):

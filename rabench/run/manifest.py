@@ -8,6 +8,7 @@ not change any outcome.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import tempfile
@@ -25,8 +26,13 @@ from rabench.errors import UserError
 RUN_JSON = "run.json"
 
 
+@functools.cache
 def git_commit() -> str | None:
-    """The rabench checkout's commit, if it is a git checkout (else None)."""
+    """The rabench checkout's commit, if it is a git checkout (else None).
+
+    Asked of ``git`` once per process, at its first run (a subprocess per run cost about 1 ms of
+    the run's CPU and more of its wall time): a process keeps running the code it imported
+    whatever the checkout moves to later, so its later runs record the same commit."""
     here = Path(__file__).resolve().parent
     try:
         out = subprocess.run(
