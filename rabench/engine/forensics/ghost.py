@@ -9,7 +9,14 @@ changes (its "ghost" curve over quality, H. Farid, "Exposing digital forgeries f
 ghosts", IEEE TIFS 2009) shows that history: an area last quantised at quality q barely
 changes when compressed at q again. A receipt's honest text lines share one history, so their
 curves agree; the field's curve is compared with theirs (robust z per quality, the curve
-scaled by its own maximum so the amount of ink does not matter).
+scaled by its own mean so the amount of ink does not matter).
+
+Why the mean and not the maximum (issue 14, round 6): scaled by its maximum, almost every box's
+curve is exactly 1 at the lowest quality, so the references' spread there collapses to the floor
+and a box whose curve peaks one quality later scores 10 whatever its history; a genuine SROIE scan
+did (a merchant line), and so did the genuine receipts' top values, which kept the risk fit from
+trusting the measurement's tail. Scaled by the mean, no quality is pinned (docs/engine.md,
+"Round 6").
 
 A measurement for the risk model (``visual.jpeg_ghost``, ``Signal.reason=False``), never a
 reason: a re-photographed or rescaled edit has no history left to find, and on phone photos
@@ -26,12 +33,12 @@ from PIL import Image
 Box = tuple[int, int, int, int]
 QUALITIES = (40, 50, 60, 70, 75, 80, 85, 90, 95)
 MIN_REFERENCES = 4
-SPREAD_FLOOR = 0.02  # on the curve scaled to a maximum of 1
+SPREAD_FLOOR = 0.05  # on the curve scaled to a mean of 1 (0.02 of the maximum before round 6: about the same share)
 MAX_SCORE = 10.0
 
 
 def _curves(gray: np.ndarray, boxes: list[Box]) -> np.ndarray:
-    """Per box, the mean squared change when the image is compressed at each quality, scaled by its maximum.
+    """Per box, the mean squared change when the image is compressed at each quality, scaled by its mean.
     Only the part of the image holding the boxes is compressed, cut on the 8-px JPEG grid so its
     blocks are the file's."""
     x0 = min(b[0] for b in boxes) // 8 * 8
@@ -49,7 +56,12 @@ def _curves(gray: np.ndarray, boxes: list[Box]) -> np.ndarray:
         for i, (x0, y0, x1, y1) in enumerate(boxes):
             d = back[y0:y1, x0:x1] - gray[y0:y1, x0:x1]
             out[i, j] = float(np.mean(d * d)) if d.size else 0.0
-    scaled: np.ndarray = out / (out.max(axis=1, keepdims=True) + 1e-6)
+    return scaled_curves(out)
+
+
+def scaled_curves(raw: np.ndarray) -> np.ndarray:
+    """Each box's curve (one row per box) over its own mean: its shape, whatever the amount of ink."""
+    scaled: np.ndarray = raw / (raw.mean(axis=1, keepdims=True) + 1e-6)
     return scaled
 
 
@@ -59,7 +71,12 @@ def ghost_score(gray: np.ndarray, fields: list[Box], references: list[Box]) -> f
     if not fields or len(references) < MIN_REFERENCES:
         return None
     curves = _curves(gray, references + fields)
-    ref, fld = curves[: len(references)], curves[len(references):]
+    return curve_score(curves[: len(references)], curves[len(references) :])
+
+
+def curve_score(ref: np.ndarray, fld: np.ndarray) -> float:
+    """The largest robust |z| (median, 1.4826 MAD floored at ``SPREAD_FLOOR``) of any field curve at
+    any quality against the reference curves (rows: boxes, scaled), clipped to ``MAX_SCORE``."""
     centre = np.median(ref, axis=0)
     spread = np.maximum(1.4826 * np.median(np.abs(ref - centre), axis=0), SPREAD_FLOOR)
     z = np.abs(fld - centre) / spread
