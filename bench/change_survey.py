@@ -9,8 +9,9 @@ visual forensics and the fingerprint left out (the check does not use them). ``-
 each image's OCR result by the hash of its pixels, so a second survey costs extraction only.
 The check's answer on each receipt is recorded through ``change_check.assess``: fired, or why
 it was silent. On genuine receipts every firing is false (precision); on forgeries (the manifest's
-``forge`` tag, e.g. ``total``) firings are detections. ``--cover-optional`` measures the variant
-that also fires when the cash tendered is short of the total (``change_check.COVER_REQUIRED``).
+``forge`` tag, e.g. ``total``) firings are detections. ``--cover-required`` measures the variant
+that stays silent when the cash tendered is short of the total (``change_check.COVER_REQUIRED``,
+the default until round 6); ``--cover-optional`` is the engine's default since.
 """
 
 from __future__ import annotations
@@ -57,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("suites", nargs="+", type=Path)
     ap.add_argument("--cache", type=Path, default=None, help="OCR results cache folder")
-    ap.add_argument("--cover-optional", action="store_true", help="also fire when the cash is short of the total")
+    cover = ap.add_mutually_exclusive_group()
+    cover.add_argument("--cover-optional", action="store_true",
+                       help="also fire when the cash is short of the total (the engine's default)")
+    cover.add_argument("--cover-required", action="store_true",
+                       help="stay silent when the cash is short of the total (the default before round 6)")
     ap.add_argument("--list", action="store_true", help="print every firing")
     ap.add_argument("--only", action="append", default=[], metavar="KIND",
                     help="only cases of this kind: genuine, or a fake's forge tag / class (repeatable)")
@@ -65,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cache is not None:
         args.cache.mkdir(parents=True, exist_ok=True)
         ocr_mod.read_image = _cached_reader(args.cache)  # pipeline reads through the module attribute
-    change_check.COVER_REQUIRED = not args.cover_optional
+    change_check.COVER_REQUIRED = bool(args.cover_required)
     answers: list[str] = []
 
     def recording(ex: Extraction, rows: list[Row]) -> Signal | None:

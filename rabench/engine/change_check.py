@@ -15,7 +15,7 @@ It speaks only when the reading is clear, and is silent otherwise:
   efectivo, espèces, contanti, kontant, ...; the same amount printed again, or "Paid" showing
   tendered − change, counts once) and a change row under that (vocab.says_change: change words, a bare "CG"; monnaie, vuelto),
   both read with confidence and printed plainly (not mended from look-alike letters, not run into a
-  word), the tendered amount at least the total (``COVER_REQUIRED``) and larger than the change;
+  word), larger than the change (and at least the total only if ``COVER_REQUIRED``);
 - no other payment anywhere under the total (a card, a voucher, a gift card, points, a second
   different cash amount: a split tender), no tip, rounding, discount, deposit, subtotal or second
   total of another amount between the total and the change, no amount there the reader cannot
@@ -39,9 +39,12 @@ from rabench.engine.signals import Signal
 
 SIGNAL = "check.change_mismatch"
 CONFIDENCE = PROOF_CONFIDENCE  # the total, the tendered amount and the change each read at least this surely
-# the cash tendered must cover the total: cash short of it may be one part of a split tender whose
-# other part (a card, a voucher) the reader did not see
-COVER_REQUIRED = True
+# Must the cash tendered cover the total? Cash short of it may be one part of a split tender whose other
+# part (a card, a voucher) the reader did not see at all (a card row it saw keeps the check silent). Off
+# since round 6 (issue 14): the commonest forgery inflates a total paid exactly in cash ("CASH 5.30",
+# "CHANGE 0.00" under a total made 10.60), 30/62 dev total edits caught against 8/62, and allowing it
+# fired on none of 435 genuine dev files (docs/engine.md). The check stays an opinion either way.
+COVER_REQUIRED = False
 SEARCH_ROWS = 8  # the change row is at most this many rows under the tendered amount
 
 _W = r"(?<![a-z])(?:{})(?![a-z])"

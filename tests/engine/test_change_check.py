@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from rabench.engine import change_check
 from rabench.engine import risk as risk_mod
 from rabench.engine.change_check import SIGNAL, change_signal
 from rabench.engine.extract import extract_fields, rows_from_text
@@ -71,10 +72,19 @@ def test_cash_rounding_is_silent_and_a_rounding_row_too():
     assert _signal("MIGROS AG\nMWST CHE-123.456.789\nTOTAL CHF  38.90\nBAR CHF  50.00\nRÜCKGELD CHF  19.10") is not None
 
 
-def test_change_alone_or_cash_short_of_the_total_is_silent():
+def test_change_alone_is_silent_and_cash_short_of_the_total_is_seen_unless_a_card_paid_the_rest():
     assert _signal(HEAD + "TOTAL  38.90\nCHANGE  20.10") is None  # no amount tendered
-    assert _signal(HEAD + "TOTAL  38.90\nCASH  30.90\nCHANGE  0.00") is None  # cash short of the total
     assert _signal(HEAD + "TOTAL  38.90\nCASH  51.00") is None  # no change row
+    # a total inflated over what was paid exactly in cash: the commonest forgery (COVER_REQUIRED is off)
+    short = _signal(HEAD + "TOTAL  38.90\nCASH  30.90\nCHANGE  0.00")
+    assert short is not None and short.kind == "opinion" and "30.90" in short.text
+    # ... but a card row the reader saw makes it a split tender: silent
+    assert _signal(HEAD + "TOTAL  38.90\nCASH  30.90\nVISA  8.00\nCHANGE  0.00") is None
+    try:
+        change_check.COVER_REQUIRED = True
+        assert _signal(HEAD + "TOTAL  38.90\nCASH  30.90\nCHANGE  0.00") is None
+    finally:
+        change_check.COVER_REQUIRED = False
 
 
 def test_a_doubtful_reading_is_silent():
