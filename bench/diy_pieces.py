@@ -9,6 +9,7 @@ many short repeats, the two sides interleaved, so a loaded machine moves both al
     .venv/bin/python bench/diy_pieces.py --before 7e1493d
     .venv/bin/python bench/diy_pieces.py --only writes --rounds 15   # outcome writes and stats
     .venv/bin/python bench/diy_pieces.py --only per-run --before 3b06d21 --rounds 3   # suite, cache, git
+    .venv/bin/python bench/diy_pieces.py --only session --rounds 9   # the target's aiohttp session
 """
 
 from __future__ import annotations
@@ -345,11 +346,108 @@ def per_run(tmp: Path, before: str, rounds: int) -> None:
         show(what, b, a)
 
 
+def session(rounds: int) -> None:
+    """The DIY target's aiohttp session options (issue 19, the target per call): before, a total
+    timeout (``timeout_s + 30``) and a per-host limit equal to the pool's limit; after, no total
+    (the caller's per-attempt timer governs) and the pool's limit alone. Three figures: aiohttp's
+    per-request timeout handling alone (CPU, best of repeats); the Python function calls per
+    request of 2,000 posts against the fake provider (cProfile's count: deterministic, unlike time on
+    a shared machine); CPU per post, 2,000 posts at concurrency 64 a round, the two sessions
+    alternated, median of ``rounds``."""
+    import cProfile
+    import pstats
+
+    import aiohttp
+    from aiohttp.helpers import TimeoutHandle
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from diy_overhead import free_port, start_fake
+
+    async def timer_pieces() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+
+        def handle(total: float | None) -> Callable[[], None]:
+            def go() -> None:  # what ClientSession._request does with the session's timeout
+                tm = TimeoutHandle(loop, total, ceil_threshold=5)
+                h = tm.start()
+                with tm.timer():
+                    pass
+                tm.close()
+                if h is not None:
+                    h.cancel()
+
+            return go
+
+        b = a = 1e9
+        for _ in range(20):
+            b, a = min(b, best_us(handle(210.0), 2000, 3)), min(a, best_us(handle(None), 2000, 3))
+        return b, a
+
+    show("aiohttp's per-request timeout handling", *asyncio.run(timer_pieces()))
+
+    port = free_port()
+    fake = start_fake(port)
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    body = b'{"model":"fake-vl","messages":[{"role":"user","content":"' + b"x" * 6000 + b'"}],"max_tokens":64}'
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-bench-0123456789"}
+    conc, n = 64, 2000
+
+    def make(name: str) -> aiohttp.ClientSession:
+        if name == "before":
+            return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc, limit_per_host=conc),
+                                         timeout=aiohttp.ClientTimeout(total=210.0, sock_connect=30.0))
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc),
+                                     timeout=aiohttp.ClientTimeout(total=None, sock_connect=30.0))
+
+    async def posts(s: aiohttp.ClientSession, calls: int) -> None:
+        it = iter(range(calls))
+
+        async def worker() -> None:
+            for _ in it:
+                async with s.post(url, data=body, headers=headers) as resp:
+                    await resp.read()
+
+        await asyncio.gather(*(worker() for _ in range(conc)))
+
+    async def main() -> dict[str, list[float]]:
+        sessions = {name: make(name) for name in ("before", "after")}
+        cpu: dict[str, list[float]] = {"before": [], "after": []}
+        try:
+            for s in sessions.values():
+                await posts(s, 200)  # connections open
+            for name, s in sessions.items():
+                prof = cProfile.Profile()
+                prof.enable()
+                await posts(s, n)
+                prof.disable()
+                calls = pstats.Stats(prof).total_calls / n  # type: ignore[attr-defined]
+                print(f"{'  Python function calls per post, ' + name:58s} {calls:8.1f}")
+            for _ in range(rounds):
+                for name, s in sessions.items():
+                    c0 = time.process_time()
+                    await posts(s, n)
+                    cpu[name].append((time.process_time() - c0) / n * 1e6)
+        finally:
+            for s in sessions.values():
+                await s.close()
+        return cpu
+
+    try:
+        cpu = asyncio.run(main())
+    finally:
+        fake.terminate()
+        fake.wait(10)
+    med = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
+    show(f"a post to the fake provider, CPU (median of {rounds})", med["before"], med["after"])
+    print("  rounds, before: " + " ".join(f"{x:.1f}" for x in cpu["before"])
+          + "; after: " + " ".join(f"{x:.1f}" for x in cpu["after"]) + f"; load average {os.getloadavg()[0]:.1f}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="7e1493d", help="the commit whose answer.py and execute.py are 'before'")
     ap.add_argument("--rounds", type=int, default=9, help="rounds of the workers comparison")
-    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run"],
+    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run", "session"],
                     help="just this piece")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rabench-diy-pieces-") as name:
@@ -362,6 +460,7 @@ def main() -> int:
             "workers": lambda: workers(tmp, args.rounds),
             "writes": lambda: writes_and_lookups(tmp, args.rounds),
             "per-run": lambda: per_run(tmp, args.before, args.rounds),
+            "session": lambda: session(args.rounds),
         }
         for piece, fn in pieces.items():
             if args.only in (None, piece):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -159,3 +160,76 @@ def test_the_fast_path_agrees_with_the_general_path(obj, before, after, dup):
         body = body[:-1] + (", " if len(obj) else "") + json.dumps(first) + ": \"again\"}"
     text = before + body + after
     assert _fast(text) == _general(text)
+
+
+# -- the usual values read inline (issue 19, the target per call) give what the per-value readers give --
+
+
+def _line_items_ref(value):
+    """``_line_items`` as it was before the usual values were read inline: each value through
+    ``_text`` / ``_item_amount``."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise AnswerError(f"line_items: expected a list, got {type(value).__name__}")
+    items = []
+    for n, raw in enumerate(value):
+        if not isinstance(raw, dict):
+            raise AnswerError(f"line_items[{n}]: expected an object, got {type(raw).__name__}")
+        description = _answer._text(raw.get("description"), "description")
+        quantity = _answer._item_amount(raw.get("quantity"), n, "quantity")
+        unit_price = _answer._item_amount(raw.get("unit_price"), n, "unit_price")
+        total = _answer._item_amount(raw.get("total"), n, "total")
+        if total is None and quantity is not None and unit_price is not None:
+            total = round(quantity * unit_price, 2)
+        if not description or total is None:
+            continue
+        items.append(_answer.LineItem(description=description, total=total, quantity=quantity,
+                                      unit_price=unit_price))
+    return items
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except (AnswerError, OverflowError) as exc:
+        return type(exc), str(exc)
+
+
+_descriptions = st.one_of(st.sampled_from(["", " n/a ", "NULL", " Tea ", "TEA 2x", "-", "  "]), _scalars)
+_amounts = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.inf, -math.inf, math.nan, 2.5]),
+                   st.integers(-1000, 1000), _scalars)
+_item = st.fixed_dictionaries({}, optional={"description": _descriptions, "quantity": _amounts,
+                                            "unit_price": _amounts, "total": _amounts, "x": _scalars})
+_items = st.lists(st.one_of(_item, _scalars), max_size=4)
+
+
+_ITEM_EDGES = [[{"quantity": math.inf}], [{"description": "Tea", "unit_price": -math.inf, "quantity": 2.0}],
+               [{"description": "Tea", "total": math.nan}], [{"description": " n/a ", "total": 1.0}],
+               [{"description": "  Tea  ", "quantity": 2.0, "unit_price": 1.25}], [{"description": True}],
+               [{"description": "Tea", "total": "12,50"}], [{"description": "Tea", "total": 3}], ["x"], "x"]
+
+
+@pytest.mark.parametrize("value", _ITEM_EDGES)
+def test_line_item_edges_read_inline_agree_with_the_per_value_readers(value):
+    assert _outcome(_answer._line_items, value) == _outcome(_line_items_ref, value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(value=st.one_of(_scalars, _items))
+def test_line_items_read_inline_agree_with_the_per_value_readers(value):
+    assert _outcome(_answer._line_items, value) == _outcome(_line_items_ref, value)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 1.5, 2, True, "12,50", " n/a ", None, [1]])
+@pytest.mark.parametrize("key", ["subtotal", "tax_total", "total"])
+def test_amount_edges_read_inline_agree_with_to_amount(value, key):
+    got = _outcome(lambda: getattr(_answer.verdict_of_object({key: value}).fields, key))
+    assert got == _outcome(_answer.to_amount, value, key)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_scalars, key=st.sampled_from(["subtotal", "tax_total", "total"]))
+def test_amounts_read_inline_agree_with_to_amount(value, key):
+    got = _outcome(lambda: getattr(_answer.verdict_of_object({key: value}).fields, key))
+    assert got == _outcome(_answer.to_amount, value, key)

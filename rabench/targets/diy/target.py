@@ -53,7 +53,7 @@ class DiyTarget:
         self._key_has_space = any(c.isspace() for c in key or "")
         self._price = price[1] if price else None
         self._prompt = prompt_text()
-        self._timeout_s = timeout_s
+        self._timeout_s = timeout_s  # the per-attempt timeout its callers apply (the session sets no total)
         self._session: aiohttp.ClientSession | None = None
         self.info = TargetInfo(
             id=target_id,
@@ -83,11 +83,14 @@ class DiyTarget:
         if self._session is None:
             n = self.settings.concurrency
             self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=n, limit_per_host=n),
-                # The runner's per-attempt timeout governs; this is only a backstop.
-                timeout=aiohttp.ClientTimeout(
-                    total=self._timeout_s + 30.0, sock_connect=self.settings.connect_timeout_s
-                ),
+                # one base URL, so one host: ``limit`` alone bounds the sockets (a per-host limit
+                # equal to it added bookkeeping per request and bounded nothing more)
+                connector=aiohttp.TCPConnector(limit=n),
+                # No total timeout: every caller bounds ``check`` itself (the runner's per-attempt
+                # timer, ``rabench targets check``'s ``wait_for``), and aiohttp's total armed and
+                # cancelled a second timer per request that could never fire first. The connect
+                # timeout costs nothing on a reused socket and stays.
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.settings.connect_timeout_s),
             )
 
     async def reset(self, repetition: int) -> None:
