@@ -10,6 +10,7 @@ many short repeats, the two sides interleaved, so a loaded machine moves both al
     .venv/bin/python bench/diy_pieces.py --only writes --rounds 15   # outcome writes and stats
     .venv/bin/python bench/diy_pieces.py --only per-run --before 3b06d21 --rounds 3   # suite, cache, git
     .venv/bin/python bench/diy_pieces.py --only session --rounds 9   # the target's aiohttp session
+    .venv/bin/python bench/diy_pieces.py --only call-counts   # Python calls per call: bare, load path
 """
 
 from __future__ import annotations
@@ -443,11 +444,89 @@ def session(rounds: int) -> None:
           + "; after: " + " ".join(f"{x:.1f}" for x in cpu["after"]) + f"; load average {os.getloadavg()[0]:.1f}")
 
 
+def call_counts(tmp: Path) -> None:
+    """Python function calls per call (cProfile's count: the same on a busy machine as on a quiet
+    one) of 2,000 calls at concurrency 64 against the fake provider: the bare loop of
+    ``bench/diy_overhead.py``, and ``rabench load``'s path (``drive`` with the real
+    ``diy:openai-compatible`` target) with the target's session as it was before this pass (a total
+    timeout and a per-host limit) and as it is."""
+    import cProfile
+    import pstats
+
+    import aiohttp
+    import anyio
+    import msgspec
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from diy_overhead import bare, free_port, make_suite, start_fake
+
+    from rabench.prepare.cache import PrepCache
+    from rabench.run import config as cfg
+    from rabench.run.load import drive, suite_requests
+    from rabench.run.retry import RetryPolicy
+    from rabench.targets.diy.target import DiyTarget
+    from rabench.targets.registry import make_target
+
+    port = free_port()
+    fake = start_fake(port)
+    os.environ["RABENCH_OPENAI_COMPATIBLE_BASE_URL"] = f"http://127.0.0.1:{port}/v1"
+    os.environ["OPENAI_COMPATIBLE_API_KEY"] = "sk-bench-0123456789"
+    conc, n, tid = 64, 2000, "diy:openai-compatible:fake-vl"
+    try:
+        suite = make_suite(tmp / "suite-counts", 50)
+        reqs = anyio.run(suite_requests, str(suite), PrepCache(tmp / "prepared-counts"))
+        config = cfg.with_overrides(cfg.TargetsConfig(), None, {"openai-compatible": conc})
+        t = make_target(tid, config)
+        b64 = base64.b64encode(reqs[0].prepared.read_bytes()).decode()
+        built = t._wire.build(t.settings, "sk-bench-0123456789", "fake-vl", t._prompt, b64,  # type: ignore[attr-defined]
+                              reqs[0].prepared_media_type)
+        body = msgspec.json.encode(built.body)
+        current_open = DiyTarget.open
+
+        async def old_open(self: DiyTarget) -> None:  # the session before this pass
+            if self._session is None:
+                k = self.settings.concurrency
+                self._session = aiohttp.ClientSession(
+                    connector=aiohttp.TCPConnector(limit=k, limit_per_host=k),
+                    timeout=aiohttp.ClientTimeout(total=self._timeout_s + 30.0,
+                                                  sock_connect=self.settings.connect_timeout_s))
+
+        def load_side(open_: Any) -> Callable[[], None]:
+            def go() -> None:
+                async def main() -> None:
+                    DiyTarget.open = open_  # type: ignore[method-assign]
+                    target = make_target(tid, config)
+                    await target.open()
+                    try:
+                        await drive(target, reqs, concurrency=conc, calls=n, timeout_s=60, policy=RetryPolicy())
+                    finally:
+                        await target.close()
+                        DiyTarget.open = current_open  # type: ignore[method-assign]
+
+                anyio.run(main)
+
+            return go
+
+        sides = {"bare aiohttp loop": lambda: asyncio.run(bare(built.url, body, built.headers, n, conc)),
+                 "load path, the session before": load_side(old_open),
+                 "load path, the session now": load_side(current_open)}
+        for what, fn in sides.items():
+            fn()  # warm
+            prof = cProfile.Profile()
+            prof.enable()
+            fn()
+            prof.disable()
+            print(f"{'Python function calls per call, ' + what:58s} {pstats.Stats(prof).total_calls / n:8.1f}")  # type: ignore[attr-defined]
+    finally:
+        fake.terminate()
+        fake.wait(10)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="7e1493d", help="the commit whose answer.py and execute.py are 'before'")
     ap.add_argument("--rounds", type=int, default=9, help="rounds of the workers comparison")
-    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run", "session"],
+    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run", "session", "call-counts"],
                     help="just this piece")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rabench-diy-pieces-") as name:
@@ -461,6 +540,7 @@ def main() -> int:
             "writes": lambda: writes_and_lookups(tmp, args.rounds),
             "per-run": lambda: per_run(tmp, args.before, args.rounds),
             "session": lambda: session(args.rounds),
+            "call-counts": lambda: call_counts(tmp),
         }
         for piece, fn in pieces.items():
             if args.only in (None, piece):
