@@ -162,12 +162,12 @@ def test_the_fast_path_agrees_with_the_general_path(obj, before, after, dup):
     assert _fast(text) == _general(text)
 
 
-# -- the usual values read inline (issue 19, the target per call) give what the per-value readers give --
+# -- a line item's values and the top-level amounts give what the per-value readers give, value by value --
 
 
 def _line_items_ref(value):
-    """``_line_items`` as it was before the usual values were read inline: each value through
-    ``_text`` / ``_item_amount``."""
+    """``_line_items`` spelled out: each value through ``_text`` / ``_item_amount``, the rule for
+    an item without a total, unusable items dropped."""
     if value is None:
         return None
     if not isinstance(value, list):
@@ -211,25 +211,25 @@ _ITEM_EDGES = [[{"quantity": math.inf}], [{"description": "Tea", "unit_price": -
 
 
 @pytest.mark.parametrize("value", _ITEM_EDGES)
-def test_line_item_edges_read_inline_agree_with_the_per_value_readers(value):
+def test_line_item_edges_agree_with_the_per_value_readers(value):
     assert _outcome(_answer._line_items, value) == _outcome(_line_items_ref, value)
 
 
 @settings(max_examples=500, deadline=None)
 @given(value=st.one_of(_scalars, _items))
-def test_line_items_read_inline_agree_with_the_per_value_readers(value):
+def test_line_items_agree_with_the_per_value_readers(value):
     assert _outcome(_answer._line_items, value) == _outcome(_line_items_ref, value)
 
 
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 1.5, 2, True, "12,50", " n/a ", None, [1]])
 @pytest.mark.parametrize("key", ["subtotal", "tax_total", "total"])
-def test_amount_edges_read_inline_agree_with_to_amount(value, key):
+def test_amount_edges_agree_with_to_amount(value, key):
     got = _outcome(lambda: getattr(_answer.verdict_of_object({key: value}).fields, key))
     assert got == _outcome(_answer.to_amount, value, key)
 
 
 @settings(max_examples=300, deadline=None)
 @given(value=_scalars, key=st.sampled_from(["subtotal", "tax_total", "total"]))
-def test_amounts_read_inline_agree_with_to_amount(value, key):
+def test_amounts_agree_with_to_amount(value, key):
     got = _outcome(lambda: getattr(_answer.verdict_of_object({key: value}).fields, key))
     assert got == _outcome(_answer.to_amount, value, key)

@@ -44,6 +44,5 @@ def make_diy_target(target_id: str, config: TargetsConfig) -> DiyTarget:
                              price_model=settings.price_models.get(model))
     return DiyTarget(
         target_id, settings, wire_module(settings.wire), model, key, price,
-        timeout_s=config.defaults.timeout_s or 180.0,
         price_date=resolve_price_date(config),
     )

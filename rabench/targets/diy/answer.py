@@ -37,7 +37,6 @@ _SYMBOLS_RE = re.compile(r"[\s$€£¥₹\u00a0']|^[A-Z]{3}|[A-Z]{3}$")
 
 
 _RAW = json.JSONDecoder()
-_isfinite = math.isfinite
 
 
 class AnswerError(ValueError):
@@ -62,13 +61,12 @@ def verdict_of_object(obj: dict[str, Any]) -> Verdict:
 
 def _verdict(merchant: Any, date: Any, subtotal: Any, tax_total: Any, total: Any, currency: Any,
              receipt_number: Any, line_items: Any, risk: Any, reasons: Any) -> Verdict:
-    # an amount that is already a finite float is to_amount's answer: tested here, not in a call
     fields = Fields(
         merchant=_text(merchant, "merchant"),
         date=_date(date),
-        subtotal=subtotal if type(subtotal) is float and _isfinite(subtotal) else to_amount(subtotal, "subtotal"),
-        tax_total=tax_total if type(tax_total) is float and _isfinite(tax_total) else to_amount(tax_total, "tax_total"),
-        total=total if type(total) is float and _isfinite(total) else to_amount(total, "total"),
+        subtotal=to_amount(subtotal, "subtotal"),
+        tax_total=to_amount(tax_total, "tax_total"),
+        total=to_amount(total, "total"),
         currency=_currency(currency),
         receipt_number=_text(receipt_number, "receipt_number", numbers_ok=True),
     )
@@ -248,25 +246,10 @@ def _line_items(value: Any) -> list[LineItem] | None:
     for n, raw in enumerate(value):
         if not isinstance(raw, dict):
             raise AnswerError(f"line_items[{n}]: expected an object, got {type(raw).__name__}")
-        # the usual values (a string description, finite float amounts) read here, in the order
-        # and with the result of _text / _item_amount, which read everything else
-        get = raw.get
-        description = get("description")
-        if type(description) is str:
-            description = description.strip()
-            if len(description) <= _NULL_MAX and description.lower() in _NULL_WORDS:
-                description = None
-        else:
-            description = _text(description, "description")
-        quantity = get("quantity")
-        if type(quantity) is not float or not _isfinite(quantity):
-            quantity = _item_amount(quantity, n, "quantity")
-        unit_price = get("unit_price")
-        if type(unit_price) is not float or not _isfinite(unit_price):
-            unit_price = _item_amount(unit_price, n, "unit_price")
-        total = get("total")
-        if type(total) is not float or not _isfinite(total):
-            total = _item_amount(total, n, "total")
+        description = _text(raw.get("description"), "description")
+        quantity = _item_amount(raw.get("quantity"), n, "quantity")
+        unit_price = _item_amount(raw.get("unit_price"), n, "unit_price")
+        total = _item_amount(raw.get("total"), n, "total")
         if total is None and quantity is not None and unit_price is not None:
             total = round(quantity * unit_price, 2)
         if not description or total is None:

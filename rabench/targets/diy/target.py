@@ -43,7 +43,6 @@ class DiyTarget:
         key: str | None,
         price: tuple[str, ModelPrice] | None,
         *,
-        timeout_s: float = 180.0,
         price_date: str | None = None,
     ):
         self.settings = settings
@@ -53,7 +52,6 @@ class DiyTarget:
         self._key_has_space = any(c.isspace() for c in key or "")
         self._price = price[1] if price else None
         self._prompt = prompt_text()
-        self._timeout_s = timeout_s  # the per-attempt timeout its callers apply (the session sets no total)
         self._session: aiohttp.ClientSession | None = None
         self.info = TargetInfo(
             id=target_id,
