@@ -13,9 +13,12 @@ The fake provider runs in its own process (``rabench fake-provider``, profile ``
 
 Reported per side: the best round's completed calls/s and this process's CPU time per
 call (``time.process_time``: the client only; the server is another process), with
-every round listed, and the ratios rabench / bare.
+every round listed, and the ratios rabench / bare; the server's own CPU per call (from
+/proc) is listed beside each round. The order of the sides turns by one each round (bare,
+load, run; then load, run, bare; ...): the fake server slows as a run goes on, and a fixed
+order gave the first side the fastest server every time. Use a multiple of 3 rounds.
 
-    .venv/bin/python bench/diy_overhead.py --calls 5000 --concurrency 64 --rounds 3
+    .venv/bin/python bench/diy_overhead.py --calls 5000 --concurrency 64 --rounds 6
 """
 
 from __future__ import annotations
@@ -111,6 +114,16 @@ async def bare(url: str, body: bytes, headers: dict[str, str], calls: int, concu
     return ok
 
 
+def server_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) the fake server's process has used, from /proc (Linux);
+    None elsewhere. Where the server sets the pace, more server work per call is fewer calls/s."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed(fn):  # type: ignore[no-untyped-def]
     cpu0, t0 = time.process_time(), time.perf_counter()
     ok = fn()
@@ -196,14 +209,25 @@ def main() -> int:
             return summary.statuses[tid].get("ok", 0)
 
         results: dict[str, list[tuple[float, float, int]]] = {"bare": [], "load": [], "run": []}
+        server_cpu: dict[str, list[float]] = {"bare": [], "load": [], "run": []}
+        sides = [("bare", side_bare), ("load", side_load), ("run", side_run)]
         for r in range(args.rounds):
-            for name, fn in (("bare", side_bare), ("load", side_load), ("run", lambda r=r: side_run(r))):
-                ok, wall, cpu = timed(fn)
+            # The fake server slows as a run goes on (its heap, its sockets' history), so a fixed
+            # order would hand the first side the fastest server in every round: each round
+            # starts one side later than the last.
+            for name, fn in sides[r % 3:] + sides[:r % 3]:
+                s0 = server_seconds(fake.pid)
+                ok, wall, cpu = timed(fn if name != "run" else lambda r=r: side_run(r))
+                s1 = server_seconds(fake.pid)
                 if name == "bare":
                     p50["bare"].append(sorted(LATENCIES)[len(LATENCIES) // 2])
                 n = args.calls if name != "run" else reps * args.cases
                 results[name].append((n / wall, cpu / n * 1000, ok))
-                print(f"round {r + 1} {name:>4}: {n / wall:8.0f} calls/s, {cpu / n * 1000:.3f} ms CPU/call, "
+                srv = ""
+                if s0 is not None and s1 is not None:
+                    server_cpu[name].append((s1 - s0) / n * 1000)
+                    srv = f", server {server_cpu[name][-1]:.3f} ms CPU/call"
+                print(f"round {r + 1} {name:>4}: {n / wall:8.0f} calls/s, {cpu / n * 1000:.3f} ms CPU/call{srv}, "
                       f"{ok} ok of {n}", flush=True)
             b = results["bare"][-1]
             print(f"round {r + 1} vs bare: " + ", ".join(
@@ -222,6 +246,9 @@ def main() -> int:
             speed = sorted(x[0] / b[0] for x, b in zip(results[k], results["bare"]))
             cost = sorted(x[1] / b[1] for x, b in zip(results[k], results["bare"]))
             print(f"  {k:>4}: {speed[len(speed) // 2]:.2f}x bare calls/s, {cost[len(cost) // 2]:.2f}x bare CPU/call")
+        if all(server_cpu.values()):
+            print("  the fake server's CPU per call, median of rounds: " + ", ".join(
+                f"{k} {sorted(v)[len(v) // 2]:.3f} ms" for k, v in server_cpu.items()))
         print("  median latency per round (ms): bare " + ", ".join(f"{x * 1000:.1f}" for x in p50["bare"])
               + "; load " + ", ".join(f"{x * 1000:.1f}" for x in p50["load"])
               + f"; load / bare, median of rounds: "

@@ -23,7 +23,8 @@ async def _serve(args: argparse.Namespace) -> None:
         if not (Path(args.suite) / "manifest.jsonl").is_file():
             raise UserError(f"--suite {args.suite}: no manifest.jsonl there")
         labels = await asyncio.to_thread(load_suite_labels, Path(args.suite))
-    fake = FakeProvider(profile, labels=labels, host=args.host, port=args.port)
+    # nothing reads a served fake's request log: keeping it would grow without end over a long load run
+    fake = FakeProvider(profile, labels=labels, host=args.host, port=args.port, record=False)
     try:
         await fake.start()
     except OSError as exc:

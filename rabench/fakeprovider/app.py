@@ -85,9 +85,13 @@ def _peer(request: web.Request) -> str:
 
 
 class FakeApp:
-    def __init__(self, profile: Profile, labels: dict[str, ReceiptLabel | APLabel] | None = None):
+    def __init__(self, profile: Profile, labels: dict[str, ReceiptLabel | APLabel] | None = None,
+                 record: bool = True):
         self.profile = profile
         self.labels = labels or {}
+        # every request with its body, for tests that look at what was sent; off in the CLI
+        # server, where nothing can read it and it would grow (and slow the GC) without end
+        self.record = record
         self.requests: list[RecordedRequest] = []
         self._seen: dict[tuple[str, str], int] = {}
         self._active: dict[str, int] = {}  # requests being answered, per model (max_in_flight)
@@ -135,11 +139,12 @@ class FakeApp:
                 limit = self.profile.for_model(model).max_in_flight
                 if limit and self._active.get(model, 0) >= limit:
                     behaviour, latency = "429", 0.0
-            self.requests.append(RecordedRequest(
-                wire=wire, path=request.path,
-                headers={k.lower(): v for k, v in request.headers.items()},
-                body=body, model=model, image_sha256=image_sha, n=n, behaviour=behaviour,
-                peer=_peer(request)))
+            if self.record:
+                self.requests.append(RecordedRequest(
+                    wire=wire, path=request.path,
+                    headers={k.lower(): v for k, v in request.headers.items()},
+                    body=body, model=model, image_sha256=image_sha, n=n, behaviour=behaviour,
+                    peer=_peer(request)))
             self._active[model] = self._active.get(model, 0) + 1
             try:
                 if latency > 0:
@@ -195,8 +200,8 @@ class FakeProvider:
     """Run the fake in-process: ``async with FakeProvider(profile) as fake: fake.url``."""
 
     def __init__(self, profile: Profile, *, labels: dict[str, ReceiptLabel | APLabel] | None = None,
-                 host: str = "127.0.0.1", port: int = 0):
-        self.app = FakeApp(profile, labels)
+                 host: str = "127.0.0.1", port: int = 0, record: bool = True):
+        self.app = FakeApp(profile, labels, record=record)
         self.host, self.port = host, port
         self._runner: web.AppRunner | None = None
 

@@ -118,6 +118,29 @@ async def test_requests_without_key_or_image_are_refused_in_the_providers_format
     assert [r.behaviour for r in fake.requests] == ["401", "400"]
 
 
+@pytest.mark.anyio
+async def test_an_unrecorded_fake_keeps_no_request_log_but_still_scripts_by_attempt():
+    # the CLI serves with record=False: a long load run must not grow a log nobody can read
+    profile = Profile(models={"m": ModelProfile(script=["429", "right"], retry_after="0",
+                                                latency=Latency(dist="fixed", ms=0))})
+    body = {"model": "m", "messages": [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,"
+                                            + base64.b64encode(receipt_png(1)).decode()}}]}]}
+    import aiohttp
+
+    statuses = {}
+    for record in (True, False):
+        async with FakeProvider(profile, record=record) as fake, aiohttp.ClientSession() as s:
+            got = []
+            for _ in range(3):
+                async with s.post(f"{fake.url}/v1/chat/completions", json=body,
+                                  headers={"Authorization": "Bearer k"}) as r:
+                    got.append(r.status)
+            statuses[record] = got
+            assert len(fake.requests) == (3 if record else 0)
+    assert statuses[False] == statuses[True] == [429, 200, 200]
+
+
 def test_gateway_model_list_with_prices_runs_in_a_background_thread():
     profile = Profile(prices={"openai/gpt-5": [1.25, 10.0]})
     with BackgroundFakeProvider(profile) as fake:
