@@ -15,9 +15,11 @@ with the pixel count. A receipt often fills only part of the picture (a till
 slip in a third of a 300 dpi full-page scan): ``receipt_box`` finds the region
 its print occupies and only that region is read, so its text is read at up to
 ``max_side`` rather than shrunk with the empty page around it. The angle
-classifier is skipped because the prepared image is already upright; when a
-pass finds almost nothing legible, the image is read again turned round (a
-receipt scanned upside down).
+classifier is not run on every line because the prepared image is usually upright
+(EXIF orientation applied); a receipt scanned or photographed sideways or upside
+down in its pixels is read turned as well: sideways when most line boxes stand on
+end, upside down when a pass finds almost nothing legible or the angle classifier
+calls most of the widest lines turned. The more legible read is kept.
 """
 
 from __future__ import annotations
@@ -57,8 +59,9 @@ class OcrLine(msgspec.Struct, frozen=True):
 
 
 class OcrResult(msgspec.Struct, frozen=True):
-    """Lines in reading order. ``rotation`` is 0, or 180 when the image was upside down:
-    boxes are then in the frame of the image rotated by that many degrees."""
+    """Lines in reading order. ``rotation`` is 0, or 90, 180 or 270 when the print was sideways
+    or upside down: boxes are then in the frame of ``turn(image, rotation)`` (turned that many
+    degrees counter-clockwise, as ``Image.rotate(rotation, expand=True)``)."""
 
     lines: list[OcrLine]
     rotation: int = 0
@@ -93,7 +96,7 @@ class OcrEngine:
 
     def read(self, image: Image.Image) -> OcrResult:
         """OCR ``image``; boxes are returned in ``image``'s own pixel coordinates
-        (or, for an upside-down image, in the frame of ``image.rotate(180)``)."""
+        (or, for a turned read, in the frame of ``turn(image, result.rotation)``)."""
         rgb = image.convert("RGB") if image.mode != "RGB" else image
         # cropping pays only when the picture would be shrunk for reading
         crop = self.settings.crop and max(rgb.size) > self.settings.max_side
@@ -102,8 +105,9 @@ class OcrEngine:
             return self._read_whole(rgb)
         x0, y0, x1, y1 = region
         result = self._read_whole(rgb.crop(region))
-        # back to the whole image's frame (for a turned read: the frame of the image turned round)
-        dx, dy = (x0, y0) if result.rotation == 0 else (rgb.width - x1, rgb.height - y1)
+        # back to the whole image's frame (for a turned read: the frame of the whole image turned)
+        w, h = rgb.size
+        dx, dy = {0: (x0, y0), 90: (y0, w - x1), 180: (w - x1, h - y1), 270: (h - y1, x0)}[result.rotation]
         return OcrResult([_shifted(ln, dx, dy) for ln in result.lines], result.rotation)
 
     def _read_whole(self, rgb: Image.Image) -> OcrResult:
@@ -116,13 +120,36 @@ class OcrEngine:
                 Image.Resampling.LANCZOS,
             )
         bgr = np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1])
-        lines = self._run(bgr, self.settings.use_cls, scale)
-        if not self.settings.use_cls and _looks_illegible(lines):
-            # maybe upside down: read it turned round; keep whichever reads more text
-            turned = self._run(np.ascontiguousarray(bgr[::-1, ::-1]), False, scale)
-            if sum(len(ln.text) for ln in turned) > sum(len(ln.text) for ln in lines):
-                return OcrResult(turned, 180)
-        return OcrResult(lines)
+        raw = self._raw(bgr, self.settings.use_cls)
+        lines = self._lines(raw, scale)
+        if self.settings.use_cls:
+            return OcrResult(lines)
+        # A receipt scanned or photographed sideways or upside down: read it turned as well and
+        # keep whichever read is more legible. Sideways print shows as tall line boxes; upside-down
+        # print as a poor read or as lines the angle classifier (shipped with RapidOCR) calls turned.
+        turns: list[int] = []
+        if _looks_sideways(raw):
+            turns = [90, 270]
+        elif _looks_illegible(lines):  # a poor read: any turn (the detector misses much sideways print)
+            turns = [180, 90, 270]
+        elif self._turned_share(bgr, raw) > TURNED_SHARE:
+            turns = [180]
+        best, best_turn = lines, 0
+        for turn in turns:
+            turned = self._lines(self._raw(np.ascontiguousarray(np.rot90(bgr, turn // 90)), False), scale)
+            if _legibility(turned) > _legibility(best):
+                best, best_turn = turned, turn
+        return OcrResult(best, best_turn)
+
+    def _turned_share(self, bgr: np.ndarray, raw: list[Any]) -> float:
+        """The share of the widest line boxes (up to 40, at least 3) the angle classifier
+        calls upside down with confidence; 0 when there are fewer than 3."""
+        wide = sorted((np.asarray(points, dtype=np.float32) for points, _, _ in raw),
+                      key=lambda p: -float(p[:, 0].max() - p[:, 0].min()))[:40]
+        if len(wide) < 3:
+            return 0.0
+        _, votes, _ = self._ocr.text_cls(self._ocr.get_crop_img_list(bgr, wide))
+        return sum(1 for label, score in votes if "180" in str(label) and float(score) >= 0.9) / len(wide)
 
     def recognise(self, crops: list[Image.Image]) -> list[tuple[str, float]]:
         """Recognition only: each crop is taken to hold one line of text (no detection). The
@@ -142,9 +169,16 @@ class OcrEngine:
         return self._run(np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1]), False, 1.0)
 
     def _run(self, bgr: np.ndarray, use_cls: bool, scale: float) -> list[OcrLine]:
+        return self._lines(self._raw(bgr, use_cls), scale)
+
+    def _raw(self, bgr: np.ndarray, use_cls: bool) -> list[Any]:
         result, _ = self._ocr(bgr, use_cls=use_cls)
+        return list(result or [])
+
+    @staticmethod
+    def _lines(raw: list[Any], scale: float) -> list[OcrLine]:
         out: list[OcrLine] = []
-        for points, text, conf in result or []:
+        for points, text, conf in raw:
             xs = [p[0] * scale for p in points]
             ys = [p[1] * scale for p in points]
             text = str(text).strip()
@@ -217,6 +251,46 @@ def receipt_box(image: Image.Image) -> tuple[int, int, int, int] | None:
         return None
     box = (int(x0 / s), int(y0 / s), min(w0, int(np.ceil(x1 / s))), min(h0, int(np.ceil(y1 / s))))
     return box
+
+
+TURNED_SHARE = 0.5  # read turned round when more than this share of the line boxes look upside down
+
+
+def turn(image: Image.Image, rotation: int) -> Image.Image:
+    """``image`` turned ``rotation`` degrees counter-clockwise (0, 90, 180, 270): the frame of
+    a turned read's boxes."""
+    return image.rotate(rotation, expand=True) if rotation else image
+
+
+def unturn_box(box: tuple[int, int, int, int], rotation: int,
+               size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """A box in the frame of ``turn(image, rotation)`` back in ``image``'s frame; ``size`` is
+    the turned image's (width, height)."""
+    x0, y0, x1, y1 = box
+    w, h = size
+    if rotation == 90:  # turned (u, v) came from (w_orig - v, u), w_orig = h
+        return (h - y1, x0, h - y0, x1)
+    if rotation == 180:
+        return (w - x1, h - y1, w - x0, h - y0)
+    if rotation == 270:  # turned (u, v) came from (v, h_orig - u), h_orig = w
+        return (y0, w - x1, y1, w - x0)
+    return box
+
+
+def _legibility(lines: list[OcrLine]) -> float:
+    # text read in lines that lie flat: RapidOCR turns a box standing on end before reading it,
+    # so print read sideways can come out as words, but in lines no row of a receipt is made of
+    return sum(len(ln.text) * ln.confidence for ln in lines
+               if ln.box[3] - ln.box[1] <= 1.5 * (ln.box[2] - ln.box[0]))
+
+
+def _looks_sideways(raw: list[Any]) -> bool:
+    # Line boxes of print read sideways stand on end; upright receipts have a few tall boxes at
+    # most (a column of digits, a logo), never most of them.
+    sizes = [(float(np.ptp([p[0] for p in points])), float(np.ptp([p[1] for p in points])))
+             for points, _, _ in raw]
+    sizes = [(w, h) for w, h in sizes if max(w, h) >= 12]  # not specks and single marks
+    return len(sizes) >= 3 and sum(h > 1.5 * w for w, h in sizes) > 0.6 * len(sizes)
 
 
 def _looks_illegible(lines: list[OcrLine]) -> bool:

@@ -112,6 +112,15 @@ def _open_image(path: Path, what: str) -> Image.Image:
         raise UnreadableFile(f"{what} is truncated or corrupt: {exc}") from None
 
 
+def _upright_boxes(boxes: dict[str, list[tuple[int, int, int, int]]], rotation: int,
+                   size: tuple[int, int]) -> dict[str, list[tuple[int, int, int, int]]]:
+    """Field boxes of a turned read (in the frame of the turned image, of ``size``) in the frame
+    of the file as stored upright, which is what its thumbnail shows."""
+    if not rotation:
+        return boxes
+    return {k: [ocr_mod.unturn_box(b, rotation, size) for b in v] for k, v in boxes.items()}
+
+
 def _verify_original_image(path: Path) -> None:
     """Decode the original cheaply (JPEG at 1/8 scale) to catch truncation and corruption."""
     Image.MAX_IMAGE_PIXELS = MAX_PIXELS
@@ -246,13 +255,16 @@ def analyse(
         image = _open_image(prep if prep and prep.is_file() else orig, "the image")
     timings["decode"] = time.perf_counter() - t0
 
+    rotation = 0  # how far the page was turned to be read (boxes are in that frame)
     if source == "ocr":
         t = time.perf_counter()
         result_ocr = ocr_mod.read_image(image)
+        rotation = result_ocr.rotation
         lines = result_ocr.lines
         if result_ocr.rotation:
-            image = image.rotate(result_ocr.rotation)  # boxes are in this frame
-            problems.append(f"the page was read turned by {result_ocr.rotation} degrees (it looked upside down)")
+            image = ocr_mod.turn(image, result_ocr.rotation)  # boxes are in this frame
+            how = "upside down" if result_ocr.rotation == 180 else "sideways"
+            problems.append(f"the page was read turned by {result_ocr.rotation} degrees (it looked {how})")
         timings["ocr"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -294,7 +306,8 @@ def analyse(
         with _analyser("provenance"):
             signals.extend(file_signals(
                 orig, media_type, printed_date=purchase_date(extraction),
-                field_boxes=dict(extraction.field_boxes), box_size=image.size,
+                field_boxes=_upright_boxes(dict(extraction.field_boxes), rotation, image.size),
+                box_size=image.size if rotation in (0, 180) else (image.height, image.width),
                 extracted=extraction.fields, now=now,
             ))
         timings["provenance"] = time.perf_counter() - t

@@ -70,7 +70,7 @@ def _source_image(path: Path, rotation: int):  # type: ignore[no-untyped-def]
     with Image.open(io.BytesIO(prepared.data)) as im:
         im.load()
         image = im.convert("RGB")
-    return source_image(path, image.rotate(rotation) if rotation else image, rotation)
+    return source_image(path, image.rotate(rotation, expand=True) if rotation else image, rotation)
 
 
 def _key_total(text: str) -> float | None:

@@ -80,11 +80,13 @@ def source_image(original: Path | None, prepared: Image.Image, rotation: int = 0
                 orientation = im.getexif().get(0x0112, 1)
                 if orientation in (5, 6, 7, 8):
                     w, h = h, w
+                if rotation in (90, 270):  # ``prepared`` is in the frame of the turned read
+                    w, h = h, w
                 if w > prepared.width * 1.05 and abs(w / h - prepared.width / prepared.height) < 0.01 * w / h \
                         and w * h <= 80_000_000:
                     im.load()
                     best = ImageOps.exif_transpose(im).convert("RGB")
-                    best = best.rotate(rotation) if rotation else best
+                    best = best.rotate(rotation, expand=True) if rotation else best
                     scale = best.width / prepared.width
         except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
             best, scale = prepared, 1.0
