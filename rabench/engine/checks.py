@@ -250,10 +250,14 @@ def _sentence(ex: Extraction, rel: _Relations) -> tuple[str, dict[str, float]]:
         text = " + ".join(terms)
         if ex.discounts:
             text += f" − discounts {_fmt(sum(ex.discounts), mu)}"
-        parts.append(f"{text} = {_fmt(rel.expected, mu)}, but the total printed is {_fmt(f.total or 0.0, mu)}"
-                     f" (off by {_fmt(abs(rel.expected - (f.total or 0.0)), mu)})")
-        numbers["expected_total"] = round(rel.expected, 6)
-        numbers["difference"] = round((f.total or 0.0) - rel.expected, 6)
+        # the sum of exactly the terms named (no reading adds up, so the one shown is the one
+        # as printed; ``rel.expected``, the first reading tried, may leave a term out)
+        shown = (rel.base + (sum(ex.taxes) if ex.taxes and not ex.tax_inclusive else 0.0) + sum(ex.tips)
+                 + sum(ex.rounding) + sum(ex.deposits) - sum(ex.discounts))
+        parts.append(f"{text} = {_fmt(shown, mu)}, but the total printed is {_fmt(f.total or 0.0, mu)}"
+                     f" (off by {_fmt(abs(shown - (f.total or 0.0)), mu)})")
+        numbers["expected_total"] = round(shown, 6)
+        numbers["difference"] = round((f.total or 0.0) - shown, 6)
     return "; ".join(parts), numbers
 
 

@@ -195,6 +195,18 @@ def test_items_against_a_subtotal_read_with_doubtful_confidence_are_not_proof():
     assert "9.40" in unsure.signal.text and "8.40" in unsure.signal.text
 
 
+def test_a_failed_sum_names_terms_that_add_up_to_the_sum_it_shows():
+    # seen on real receipts: "subtotal 41.30 + tax 2.73 + rounding -0.01 = 44.03" (the rounding
+    # and the discount were named but left out of the sum shown)
+    r = _check(HEAD + "Turkey Sandwich    38.30\nChips    5.00\nSUBTOTAL    43.30\nDiscount    -2.00\n"
+               "Sales Tax    2.73\nROUNDING    -0.01\nTOTAL    40.00")
+    assert r.check.status == "failed"
+    assert r.check.numbers["expected_total"] == pytest.approx(44.02)
+    assert r.check.numbers["difference"] == pytest.approx(-4.02)
+    assert "rounding -0.01" in r.signal.text and "discounts 2.00" in r.signal.text
+    assert "= 44.02, but the total printed is 40.00 (off by 4.02)" in r.signal.text, r.signal.text
+
+
 def test_sroie_tax_inclusive_total_gst_summary_and_rounding_add_up():
     r = _check(
         "TEO HENG STATIONERY & BOOKS\nGST No.: 000689913856\nReceipt No.: CS1801/26821  Date: 17/01/2018\n"
