@@ -104,3 +104,4 @@ def test_thumbnail_fields_of_a_sideways_file_point_at_the_stale_total(self_targe
     proof = [r for r in verdicts["stale"].reasons if r.proof_type == "thumbnail_mismatch"]
     assert proof and "total" in (proof[0].fields or ()), [r.text for r in verdicts["stale"].reasons]
     assert not [r for r in verdicts["right"].reasons if r.proof_type == "thumbnail_mismatch"]
+
