@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from rabench.engine.checks import CASH_STEP, PROOF_CONFIDENCE, _fmt, _tol
+from rabench.engine.checks import CASH_STEP, PROOF_CONFIDENCE, _fmt, _tol, sums_of_the_printed_amounts
 from rabench.engine.extract.amounts import Amount
 from rabench.engine.extract.fields import Extraction, _amount_segment, _label_of, _row_amount, join_label_rows
 from rabench.engine.extract.layout import Row
@@ -174,5 +174,14 @@ def assess(ex: Extraction, rows: list[Row]) -> Signal | str:
     mu = minor
     text = (f"What was paid does not match the total: tendered {_fmt(tendered, mu)} − change {_fmt(back, mu)} = "
             f"{_fmt(paid, mu)}, but the total printed is {_fmt(f.total, mu)} (off by {_fmt(abs(diff), mu)}).")
+    # Corroborated: the other printed amounts add up to what was paid (and in no reading to the total),
+    # so two independent sums agree and the total is the one amount that disagrees with both.
+    sums = sums_of_the_printed_amounts(ex)
+    used = ["subtotal" if f.subtotal is not None else "line_items"] + (["tax_total"] if ex.taxes else [])
+    corroborated = (any(abs(v - paid) <= tol for v in sums) and not any(abs(v - f.total) <= tol for v in sums)
+                    and min(ex.field_confidence.get(k, 1.0) for k in used) >= CONFIDENCE)
+    if corroborated:
+        text += f" The other printed amounts add up to what was paid, {_fmt(paid, mu)}: the total is the one that differs."
     strength = round(min(1.0, max(0.05, 20.0 * abs(diff) / max(f.total, 10 ** (-mu) if mu else 1.0))), 4)
-    return Signal(name=SIGNAL, kind="opinion", text=text, fields=("total",), value=strength)
+    return Signal(name=SIGNAL, kind="opinion", text=text, fields=("total",), value=strength,
+                  corroborated=corroborated)

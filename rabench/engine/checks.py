@@ -28,6 +28,7 @@ on its own (weights, per-unit discounts and misread quantities look alike).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import combinations, product
 
 import msgspec
@@ -81,24 +82,38 @@ class _Relations(msgspec.Struct):
     total_ok_from_items: bool  # items (not the printed subtotal) + tax ... = total
 
 
+def _readings(ex: Extraction, base: float) -> Iterator[float]:
+    """``base`` + tax + tips − discounts + rounding + deposits in every reading a till could have
+    printed (each of those rows applied or not), the likeliest first."""
+    tax, tips, disc, rnd = sum(ex.taxes), sum(ex.tips), sum(ex.discounts), sum(ex.rounding)
+    dep = sum(ex.deposits)
+    tax_options = sorted({0.0, tax} if ex.taxes else {0.0}, reverse=not ex.tax_inclusive)
+    for t, d, tip, r, p in product(tax_options, sorted({0.0, disc}), sorted({tips, 0.0}, reverse=True),
+                                   sorted({rnd, 0.0}, reverse=True), sorted({dep, 0.0}, reverse=True)):
+        yield base + t + tip - d + r + p
+
+
 def _total_matches(ex: Extraction, base: float, tol: float) -> tuple[bool, float]:
     """Does ``base`` + tax + tips − discounts + rounding give the total, in any reading a till
     could have printed? Returns (matches, the expected total of the first/matching reading)."""
     total = ex.fields.total
     assert total is not None
-    tax, tips, disc, rnd = sum(ex.taxes), sum(ex.tips), sum(ex.discounts), sum(ex.rounding)
-    dep = sum(ex.deposits)
-    tax_options = sorted({0.0, tax} if ex.taxes else {0.0}, reverse=not ex.tax_inclusive)
     expected = None
-    for t, d, tip, r, p in product(tax_options, sorted({0.0, disc}), sorted({tips, 0.0}, reverse=True),
-                                   sorted({rnd, 0.0}, reverse=True), sorted({dep, 0.0}, reverse=True)):
-        value = base + t + tip - d + r + p
+    for value in _readings(ex, base):
         if expected is None:
             expected = value
         if abs(value - total) <= tol:
             return True, value
     assert expected is not None
     return False, expected
+
+
+def sums_of_the_printed_amounts(ex: Extraction) -> list[float]:
+    """Every total the amounts read could make (from the printed subtotal, or from the line items
+    when there is no subtotal), in any reading a till could have printed; [] when neither was read."""
+    f = ex.fields
+    base = f.subtotal if f.subtotal is not None else (sum(i.total for i in ex.line_items) if ex.line_items else None)
+    return [] if base is None else list(_readings(ex, base))
 
 
 def _relations(ex: Extraction, tol: float) -> _Relations:

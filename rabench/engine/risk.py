@@ -26,6 +26,9 @@ odd tax rate or a template-like address, so reasons of kind ``plausibility``
 may raise the risk but never carry it across ``FLAG_LINE`` (0.5) by
 themselves. When the model without them stays below the line, the risk is
 held just under it (issue 14: genuine receipts flagged on plausibility alone).
+Opinion reasons are held the same way, except when one of them is corroborated
+(``Signal.corroborated``: cash tendered − change equals what the other printed
+amounts add up to, and only the total differs): then the model's probability stands.
 """
 
 
@@ -177,7 +180,7 @@ def risk(model: RiskModel, signals: Sequence[Signal]) -> float:
     p = probability(model, signals)
     if any(s.kind == "proof" for s in signals):
         return round(PROOF_FLOOR + (1.0 - PROOF_FLOOR) * p, 6)
-    if p >= FLAG_LINE and any(_soft(s) for s in signals):
+    if p >= FLAG_LINE and any(_soft(s) for s in signals) and not any(s.corroborated for s in signals):
         without = probability(model, [s for s in signals if not _soft(s)])
         if without < FLAG_LINE:
             # held under the line, the model's order kept among the held ones

@@ -33,6 +33,10 @@ class Signal(msgspec.Struct, frozen=True):
     # False: a measurement for the risk model only (e.g. a forensic feature on every receipt,
     # however ordinary); it is never shown as a reason and not counted as one of its kind
     reason: bool = True
+    # An opinion that two independent readings of the receipt agree on (cash tendered − change equals
+    # what the printed amounts add up to, and only the total differs): the risk model's probability
+    # stands for it, where other opinions are held under the flag line (``risk.risk``). Never a proof.
+    corroborated: bool = False
 
     def __post_init__(self) -> None:
         if (self.kind == "proof") != (self.proof_type is not None):

@@ -130,3 +130,40 @@ def test_end_to_end_an_edited_total_is_an_opinion_never_a_proof(self_target, ren
     assert change and change[0].kind == "opinion" and change[0].proof_type is None, [r.text for r in v.reasons]
     assert not [r for r in v.reasons if r.kind == "proof"]
     assert v.risk < risk_mod.PROOF_FLOOR
+
+
+def test_corroborated_when_the_printed_amounts_add_up_to_what_was_paid():
+    # subtotal 26.00 + tax 1.56 + rounding -0.01 = 27.55 = cash 27.55 - change 0.00; total made 47.55
+    sig = _signal(HEAD + "Item A  20.00\nItem B  6.00\nSUB-TOTAL (EX)  26.00\nTOTAL TAX  1.56\n"
+                  "ROUNDING  -0.01\nTOTAL  47.55\nCASH  27.55\nCHANGE  0.00")
+    assert sig is not None and sig.corroborated and sig.kind == "opinion" and sig.proof_type is None
+    assert "add up to what was paid, 27.55" in sig.text, sig.text
+    # the printed amounts add up to neither: an opinion as before, not corroborated
+    sig = _signal(HEAD + "Item A  20.00\nItem B  6.00\nSUB-TOTAL (EX)  26.00\nTOTAL TAX  1.56\n"
+                  "ROUNDING  -0.01\nTOTAL  47.55\nCASH  30.00\nCHANGE  0.45")
+    assert sig is not None and not sig.corroborated and "add up to what was paid" not in sig.text
+    # no subtotal or items read at all: nothing to corroborate with
+    sig = _signal(HEAD + "TOTAL  RM 38.90\nCASH  RM 51.00\nCHANGE  RM 20.10")
+    assert sig is not None and not sig.corroborated
+
+
+def test_a_corroborated_opinion_is_not_held_under_the_flag_line():
+    unreconciled = Signal("check.totals_add_up", "opinion", "amounts could not be reconciled", ("total",))
+    plain = Signal(SIGNAL, "opinion", "tendered − change ≠ total", ("total",), value=1.0)
+    firm = Signal(SIGNAL, "opinion", "tendered − change ≠ total; the rest adds up to what was paid", ("total",),
+                  value=1.0, corroborated=True)
+    model = risk_mod.RiskModel(features=["kind:opinion", SIGNAL], coef=[1.5, 1.5], intercept=-1.0,
+                               n_cases=10, n_fakes=5)
+    assert risk_mod.probability(model, [unreconciled, plain]) > risk_mod.FLAG_LINE
+    assert risk_mod.risk(model, [unreconciled, plain]) < risk_mod.FLAG_LINE  # opinions alone: held
+    p = risk_mod.probability(model, [unreconciled, firm])
+    assert risk_mod.risk(model, [unreconciled, firm]) == round(p, 6) > risk_mod.FLAG_LINE
+    # a model that does not reach the line stays under it: corroboration lifts no risk by itself
+    low = msgspec_replace(model, intercept=-6.0)
+    assert risk_mod.risk(low, [unreconciled, firm]) < risk_mod.FLAG_LINE
+
+
+def msgspec_replace(model, **kw):
+    import msgspec
+
+    return msgspec.structs.replace(model, **kw)
