@@ -280,8 +280,7 @@ def unturn_box(box: tuple[int, int, int, int], rotation: int,
 def _legibility(lines: list[OcrLine]) -> float:
     # text read in lines that lie flat: RapidOCR turns a box standing on end before reading it,
     # so print read sideways can come out as words, but in lines no row of a receipt is made of
-    return sum(len(ln.text) * ln.confidence for ln in lines
-               if ln.box[3] - ln.box[1] <= 1.5 * (ln.box[2] - ln.box[0]))
+    return sum(len(ln.text) * ln.confidence for ln in lines if _flat(ln))
 
 
 def _looks_sideways(raw: list[Any]) -> bool:
@@ -293,10 +292,17 @@ def _looks_sideways(raw: list[Any]) -> bool:
     return len(sizes) >= 3 and sum(h > 1.5 * w for w, h in sizes) > 0.6 * len(sizes)
 
 
+def _flat(ln: OcrLine) -> bool:
+    return ln.box[3] - ln.box[1] <= 1.5 * (ln.box[2] - ln.box[0])
+
+
 def _looks_illegible(lines: list[OcrLine]) -> bool:
     # upright receipts read at a mean confidence of 0.86 or more (sroie-dev, us-photos-dev and the
-    # synthetic dev split, 495 reads); text read upside down comes out as digits and marks at 0.6-0.7
-    return len(lines) < 3 or float(np.mean([ln.confidence for ln in lines])) < 0.75
+    # synthetic dev split, 495 reads); text read upside down comes out as digits and marks at 0.6-0.7,
+    # and a small picture read sideways as single characters: an upright receipt has words
+    if len(lines) < 3 or float(np.mean([ln.confidence for ln in lines])) < 0.75:
+        return True
+    return sum(1 for ln in lines if len(ln.text) >= 4 and _flat(ln)) < 3
 
 
 _local = threading.local()

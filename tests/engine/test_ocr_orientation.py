@@ -105,3 +105,17 @@ def test_thumbnail_fields_of_a_sideways_file_point_at_the_stale_total(self_targe
     assert proof and "total" in (proof[0].fields or ()), [r.text for r in verdicts["stale"].reasons]
     assert not [r for r in verdicts["right"].reasons if r.proof_type == "thumbnail_mismatch"]
 
+
+
+def test_a_read_of_single_characters_is_not_taken_as_legible():
+    # a small photo read sideways came out as 15 boxes of one or two characters at a mean confidence
+    # of 0.77 (above the 0.75 line): an upright receipt has words lying flat
+    from rabench.engine.ocr import OcrLine, _looks_illegible
+
+    marks = [OcrLine(t, (10 * i, 0, 10 * i + 17, 18), 0.8) for i, t in enumerate("0C3320358522")]
+    assert _looks_illegible(marks)
+    words = marks + [OcrLine(t, (0, 30 * i, 120, 30 * i + 20), 0.95)
+                     for i, t in enumerate(["TOTAL", "Receipt", "Card 6.50"])]
+    assert not _looks_illegible(words)
+    standing = marks + [OcrLine(t, (0, 0, 17, 120), 0.95) for t in ["TOTAL", "Receipt", "Card 6.50"]]
+    assert _looks_illegible(standing)  # words standing on end are not a legible receipt either
