@@ -215,21 +215,19 @@ class TargetRun:
             cache = self.ctx.cache
             known = self._known
             prepared: PreparedFile | None
+            failed: PreparationError | None = None
             if known is not None and known[0] is lc:  # a repetition of the case just looked up
                 prepared = known[1]
             else:
                 prepared = cache.lookup(lc.path, case.sha256)  # the usual case: known, one stat
-                if prepared is not None and self.original_unread:
-                    self._known = (lc, prepared)
-            failed: PreparationError | None = None
-            if prepared is None:
-                counters.preparing += 1  # shown as in flight: preparing a file can take seconds
-                try:
-                    prepared = await cache.get(lc.path, case.sha256, case.media_type)
-                except PreparationError as exc:
-                    failed = exc
-                finally:
-                    counters.preparing -= 1
+                if prepared is None:
+                    counters.preparing += 1  # shown as in flight: preparing a file can take seconds
+                    try:
+                        prepared = await cache.get(lc.path, case.sha256, case.media_type)
+                    except PreparationError as exc:
+                        failed = exc
+                    finally:
+                        counters.preparing -= 1
                 if prepared is not None and self.original_unread:
                     self._known = (lc, prepared)
             if prepared is None:
