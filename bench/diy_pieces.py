@@ -488,7 +488,8 @@ def call_counts(tmp: Path) -> None:
                 k = self.settings.concurrency
                 self._session = aiohttp.ClientSession(
                     connector=aiohttp.TCPConnector(limit=k, limit_per_host=k),
-                    timeout=aiohttp.ClientTimeout(total=self._timeout_s + 30.0,
+                    # DiyTarget's old default timeout_s (180 s) + 30 s (the attribute is gone since 2420b7f)
+                    timeout=aiohttp.ClientTimeout(total=180.0 + 30.0,
                                                   sock_connect=self.settings.connect_timeout_s))
 
         def load_side(open_: Any) -> Callable[[], None]:
