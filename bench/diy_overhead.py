@@ -210,14 +210,14 @@ def main() -> int:
 
         results: dict[str, list[tuple[float, float, int]]] = {"bare": [], "load": [], "run": []}
         server_cpu: dict[str, list[float]] = {"bare": [], "load": [], "run": []}
-        sides = [("bare", side_bare), ("load", side_load), ("run", side_run)]
+        sides = [("bare", lambda r: side_bare()), ("load", lambda r: side_load()), ("run", side_run)]
         for r in range(args.rounds):
             # The fake server slows as a run goes on (its heap, its sockets' history), so a fixed
             # order would hand the first side the fastest server in every round: each round
             # starts one side later than the last.
             for name, fn in sides[r % 3:] + sides[:r % 3]:
                 s0 = server_seconds(fake.pid)
-                ok, wall, cpu = timed(fn if name != "run" else lambda r=r: side_run(r))
+                ok, wall, cpu = timed(lambda: fn(r))  # called at once, in this pass
                 s1 = server_seconds(fake.pid)
                 if name == "bare":
                     p50["bare"].append(sorted(LATENCIES)[len(LATENCIES) // 2])

@@ -261,10 +261,10 @@ def analyse(
         result_ocr = ocr_mod.read_image(image)
         rotation = result_ocr.rotation
         lines = result_ocr.lines
-        if result_ocr.rotation:
-            image = ocr_mod.turn(image, result_ocr.rotation)  # boxes are in this frame
-            how = "upside down" if result_ocr.rotation == 180 else "sideways"
-            problems.append(f"the page was read turned by {result_ocr.rotation} degrees (it looked {how})")
+        if rotation:
+            image = ocr_mod.turn(image, rotation)  # boxes are in this frame
+            how = "upside down" if rotation == 180 else "sideways"
+            problems.append(f"the page was read turned by {rotation} degrees (it looked {how})")
         timings["ocr"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -273,9 +273,9 @@ def analyse(
     result = totals_add_up(extraction)
     if source == "ocr" and settings.reread and image is not None:
         t_reread = time.perf_counter()
-        shown, turned = image, result_ocr.rotation
+        shown = image
         extraction, reread_lines, _ = reread_amounts(
-            lines, extraction, result.check.status == "passed", lambda: source_image(orig, shown, turned),
+            lines, extraction, result.check.status == "passed", lambda: source_image(orig, shown, rotation),
             recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
         if reread_lines is not lines:  # some amounts were read again: the rows are made from the new lines
             lines, rows = reread_lines, rows_from_ocr(reread_lines)

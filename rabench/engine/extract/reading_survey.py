@@ -64,13 +64,14 @@ def _source_image(path: Path, rotation: int):  # type: ignore[no-untyped-def]
     from PIL import Image
 
     from rabench.engine.extract.reread import source_image
+    from rabench.engine.ocr import turn
     from rabench.prepare.image import prepare_bytes
 
     prepared = prepare_bytes(path.read_bytes(), "image/jpeg")
     with Image.open(io.BytesIO(prepared.data)) as im:
         im.load()
         image = im.convert("RGB")
-    return source_image(path, image.rotate(rotation, expand=True) if rotation else image, rotation)
+    return source_image(path, turn(image, rotation), rotation)
 
 
 def _key_total(text: str) -> float | None:

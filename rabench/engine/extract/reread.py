@@ -39,7 +39,7 @@ from rabench.engine.extract.fields import Extraction, extract_fields
 from rabench.engine.extract.layout import rows_from_ocr
 from rabench.engine.extract.summary import amount_paid
 from rabench.engine.extract.vocab import row_kind
-from rabench.engine.ocr import OcrLine
+from rabench.engine.ocr import OcrLine, turn
 
 CHANGE_BELOW = 0.93  # an amount read at least this surely is never replaced (a proof's odd one needs 0.93)
 AGREE_CONFIDENCE = 0.9  # rule A: every framing reads the new value at least this surely
@@ -86,7 +86,7 @@ def source_image(original: Path | None, prepared: Image.Image, rotation: int = 0
                         and w * h <= 80_000_000:
                     im.load()
                     best = ImageOps.exif_transpose(im).convert("RGB")
-                    best = best.rotate(rotation, expand=True) if rotation else best
+                    best = turn(best, rotation)
                     scale = best.width / prepared.width
         except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
             best, scale = prepared, 1.0
