@@ -45,6 +45,10 @@ _TOTAL_INCLUDES_TAX = re.compile(
     r"(?![a-z])")
 MAX_TAX_SHARE = 0.3  # no tax is more than this share of a total (VAT rates stop at 27 %)
 # (also India's "Net Amount" / "Net Payable" under the GST and "Round Off": the amount due)
+# the words of a total row that say it is the amount to be paid
+_PAYABLE = re.compile(
+    r"(?<![a-z])(payable|to pay|zu zahlen|zahlbetrag|a payer|te betalen|att betala|at betale|a betale|do zaplaty|"
+    r"k uhrade|za platiti|za placanje|za placilo|total a pagar|perlu dibayar|fizetendo)(?![a-z])")
 _NET_TOTAL = re.compile(r"(?<![a-z])net+\s*(?:total|amount|amt|payable)|(?<![a-z])nett(?![a-z])")
 
 
@@ -304,6 +308,16 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
                     and 0.5 * paid[0] <= a.value <= 1.1 * paid[0] and TOTAL.search(unglue(fold(rows[i].text[: a.start])))):
                 kinds[i] = "total"
                 break
+    if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
+        # a till that labels the amount due "Subtotal", under the tax ("GST 6%  RM5.45" / "SUBTOTAL  RM96.20" /
+        # "CASH  RM100.00" / "CHANGE  RM3.80"): what was paid less the change is that amount
+        tax_at = [i for i, k in enumerate(kinds) if k == "tax" and amounts[i] is not None]
+        sub_last = max((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i] is not None), default=None)
+        if tax_at and sub_last is not None and sub_last > max(tax_at):
+            paid = amount_paid(rows, amounts, kinds, sub_last + 1)
+            if paid is not None and paid[1] <= sub_last + 3 and \
+                    abs(paid[0] - amounts[sub_last].value) <= 0.005:  # type: ignore[union-attr]
+                kinds[sub_last] = "total"
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     total_at = next((i for i, k in enumerate(kinds) if k == "total" and amounts[i]), n)
     for i, k in enumerate(kinds):
@@ -359,6 +373,13 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         if cut is not None and any(i > cut for i in total_rows):
             pool = [i for i in total_rows if i > cut]
         largest = max(pool, key=lambda j: (value(j), -j))
+        # "Total 6% supplies (Inc. GST) 29.33" / "Total 0% supplies -2.13" / "Total Payable 27.20": a total
+        # row that says it is what is to be paid, under every other one, is the amount due, however large
+        # the partial totals above it ("Total Payable", "Net à payer", "Zu zahlen"; not "Balance due", which
+        # may be what is left after a payment)
+        payable = [i for i in pool if _PAYABLE.search(unglue(fold(rows[i].text[: amounts[i].start])))]  # type: ignore[union-attr]
+        if payable and payable[-1] == max(pool) and len(pool) > 1:
+            largest = payable[-1]
         # the amount due is the first total under "Rounding Adj" ("Total Rounded"), when it is
         # the rounded form of the totals above; otherwise the largest total
         after_rounding = [i for i in total_rows if rounding_rows and i > rounding_rows[0]
@@ -377,11 +398,16 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     inclusive = False
     tax_total_row: tuple[int, float] | None = None
     seen_tax: set[float] = set()
+    big_tax: list[int] = []  # "tax" rows too large to be a tax on the total
     for i, k in enumerate(kinds):
         if k != "tax" or i in in_table:
             continue
         tax, rate = tax_amount(rows[i], minor)
         if tax is None:
+            continue
+        if total is not None and tax > MAX_TAX_SHARE * total:
+            # "GST TA AMT  RM90.75" over "GST6%  RM5.45" and a total of 96.20: the taxed amount, not a tax
+            big_tax.append(i)
             continue
         s = unglue(fold(rows[i].text))
         if _TAX_TOTAL.search(s):  # "Total Tax", "Summe MwSt", "SUMA PTU", "Somme TVA", "Celkem DPH"
@@ -447,6 +473,8 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
     for i in range(first_amount, min(n, last)):
         if amounts[i] is None and row_kind(rows[i].text) in ("subtotal", "tax", "tip", "discount", "rounding", "total"):
             doubts.append(f"\"{rows[i].text.strip()}\" is printed without an amount the reader could read")
+    for i in big_tax:
+        doubts.append(f"a tax row larger than any tax on the total: \"{rows[i].text.strip()}\"")
     for i, k in enumerate(kinds):
         if k == "with_tax" and subtotal is not None and abs(value(i) - subtotal - sum(taxes)) > 0.011:
             doubts.append(f"\"{rows[i].text.strip()}\" is not the subtotal plus the tax read")
