@@ -67,3 +67,16 @@ def test_a_tax_row_larger_than_any_tax_on_the_total_is_not_summed_as_tax():
     res = totals_add_up(_read(bad))
     assert res.check.status != "passed"
     assert res.signal is None or res.signal.kind != "proof"
+
+
+def test_dates_in_other_calendars_and_simplified_chinese_totals():
+    # the Buddhist Era (Thailand): 2562 is 2019; a two-digit year stays unread (it could be 2062)
+    assert _read("7-ELEVEN\n21/05/2562 14:03\nBREAD  12.00\nTOTAL  12.00").fields.date == "2019-05-21"
+    assert _read("7-ELEVEN\n21/05/62 14:03\nBREAD  12.00\nTOTAL  12.00").fields.date is None
+    # Japan's era years, its first year written 元
+    assert _read("ローソン\n令和元年5月21日 14:03\nパン  ¥120\n合計  ¥120").fields.date == "2019-05-21"
+    assert _read("ローソン\n平成30年12月1日 14:03\nパン  ¥120\n合計  ¥120").fields.date == "2018-12-01"
+    # simplified Chinese: 合计 is the total, 小计 the subtotal, 现金/找零 the payment and the change
+    ex = _read("超市\n日期: 2019-05-21 14:03\n面包  10.00\n牛奶  2.00\n小计  12.00\n合计  12.00\n现金  20.00\n找零  8.00")
+    assert (ex.fields.total, ex.fields.subtotal, ex.fields.currency) == (12.00, 12.00, "CNY")
+    assert totals_add_up(ex).check.status == "passed"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import msgspec
+
 from rabench.engine.extract import extract_fields, rows_from_text
 from rabench.engine.plausibility import plausibility_signals
 
@@ -132,7 +134,13 @@ def test_tax_equal_to_the_subtotal_on_a_tax_inclusive_receipt_does_not_crash():
     for tax_row in ("incl. VAT    5.00", "VAT 20% incl.    5.00"):
         text = f"The Corner Cafe\nLeeds LS1 4AB\nDate 02/05/2025\nTea    5.00\nSUBTOTAL    5.00\nTOTAL    5.00\n{tax_row}"
         ex = extract_fields(rows_from_text(text))
-        assert ex.tax_inclusive and ex.fields.tax_total == ex.fields.subtotal == 5.0
+        # since round 8 the reader no longer sums a "tax" as large as the total (a doubt instead) ...
+        assert ex.fields.tax_total is None and any("larger than any tax" in d for d in ex.doubts)
+        assert [s.name for s in plausibility_signals(ex, today=TODAY)] == []
+        # ... so the misreading is built by hand: the rule must still not divide by zero on it
+        ex = msgspec.structs.replace(ex, tax_inclusive=True,
+                                     fields=msgspec.structs.replace(ex.fields, tax_total=5.0))
+        assert ex.fields.tax_total == ex.fields.subtotal == 5.0
         assert [s.name for s in plausibility_signals(ex, today=TODAY)] == []  # a misreading, not a rate
 
 

@@ -110,6 +110,9 @@ _OTHER_PURPOSE = re.compile(
     re.I,
 )
 _YMD_CJK = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+# Japan's era years ("令和元年5月21日", "平成30年12月1日"): the era's first year is 元 (1)
+_ERA_START = {"令和": 2018, "平成": 1988}
+_ERA_CJK = re.compile(r"(令和|平成)\s*(元|\d{1,2})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 # the year group may run on into a glued time ("30 Dec 1718:40:57", "05Jan201712:41pm"): see _year_and_time
 _DMONY = re.compile(
     r"(?<!\d)(?<!\d:)(\d{1,2})\.?[\s/-]*(?:de\s+)?(" + _MONTH_RE + r")(?![a-z])\.?,?[\s/-]*(?:de\s+)?'?(\d{2,6})(?!\d)", re.I
@@ -139,7 +142,14 @@ def _year(y: str) -> int:
     return n + 2000 if n < 100 else n
 
 
+# The Buddhist Era (Thailand, also Laos, Cambodia, Sri Lanka) counts 543 years ahead: "21/05/2562" is
+# 21 May 2019. A four-digit year in that band is no year of this era (they stop at MAX_YEAR).
+BUDDHIST_OFFSET = 543
+
+
 def _valid(y: int, m: int, d: int) -> str | None:
+    if 1990 + BUDDHIST_OFFSET <= y <= MAX_YEAR + BUDDHIST_OFFSET:
+        y -= BUDDHIST_OFFSET
     try:
         return dt.date(y, m, d).isoformat() if 1990 <= y <= MAX_YEAR else None
     except ValueError:
@@ -211,6 +221,11 @@ def parse_dates(
 
         for m in _YMD_CJK.finditer(text):
             iso = _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            if iso:
+                named.append(cand(iso, m, True))
+        for m in _ERA_CJK.finditer(text):
+            year = _ERA_START[m.group(1)] + (1 if m.group(2) == "元" else int(m.group(2)))
+            iso = _valid(year, int(m.group(3)), int(m.group(4)))
             if iso:
                 named.append(cand(iso, m, True))
         for m in _DMONY.finditer(text):

@@ -42,7 +42,7 @@ SUBTOTAL = _kw([
     "senza iva", "excl. btw", "exclusief", "before gst", "before tax", "before vat", "zwsumme",
     "taxable sales", "taxable amount", "taxable total", "jumlah kecil", "sub jumlah", "subjumlah",
     "taxable value",
-    "mezisoucet", "valisumma",
+    "mezisoucet", "valisumma", "小计",
 ])
 # The taxable base of one tax group, printed beside the tax rows: Poland's fiscal receipts ("SPRZEDAZ
 # OPODATKOWANA A 4,29" over "PTU A 23% 0,80"), the Philippines' "VATable Sales", "VAT-Exempt Sales",
@@ -94,12 +94,13 @@ PAYMENT = _kw([
     "terug", "betaald", "wisselgeld", "kartu", "kartu debit", "kad kredit", "kad debit",
     "gotowka", "karta", "hotove", "hotovost", "platba kartou", "kontant", "kort", "bankkort", "dankort",
     "eftpos", "interac", "multibanco", "pankkikortti", "kateinen", "vraceno", "vekslepenger", "takaisin",
+    "现金", "支付宝", "微信支付", "银行卡",
 ])
 # Money given back: a payment row above it shows what was tendered, not what was due.
 CHANGE = _kw([
     "change", "change due", "ruckgeld", "zuruck", "wechselgeld", "rendu", "monnaie rendue", "a rendre", "cambio",
     "vuelto", "vuelta", "resto", "troco", "wisselgeld", "terug", "baki", "kembali", "kembalian", "uang kembali",
-    "お釣り", "おつり", "釣銭", "reszta", "vaxel", "vaxelpengar", "byttepenge",
+    "お釣り", "おつり", "釣銭", "找零", "找赎", "reszta", "vaxel", "vaxelpengar", "byttepenge",
     "vraceno", "vekslepenger", "takaisin",
 ])
 TOTAL = _kw([
@@ -112,7 +113,8 @@ TOTAL = _kw([
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
     "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "k uhrade", "do zaplaty", "at betale",
     "a betale", "zahlbetrag", "ukupno", "ukupan iznos", "za platiti", "za placanje", "skupaj", "za placilo", "spolu",
-    "celkom", "kokku", "is viso", "fizetendo", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
+    "celkom", "kokku", "is viso", "fizetendo", "合计", "总计", "总额", "应收", "应付", "实收",
+    "实付", "应付金额", "合计金额", "合計金額", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
