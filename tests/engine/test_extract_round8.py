@@ -80,3 +80,19 @@ def test_dates_in_other_calendars_and_simplified_chinese_totals():
     ex = _read("超市\n日期: 2019-05-21 14:03\n面包  10.00\n牛奶  2.00\n小计  12.00\n合计  12.00\n现金  20.00\n找零  8.00")
     assert (ex.fields.total, ex.fields.subtotal, ex.fields.currency) == (12.00, 12.00, "CNY")
     assert totals_add_up(ex).check.status == "passed"
+
+
+def test_addresses_without_postcodes_still_place_the_receipt():
+    # Hong Kong prints no postcode: a shop or floor number with a street or building word marks the address
+    hk = ("PARKNSHOP\nSHOP 12, 1/F, HARBOUR CITY\nKOWLOON, HONG KONG\nWATER  8.50\nTOTAL  8.50\nCASH  10.00\n"
+          "CHANGE  1.50\n21/05/2019")
+    assert (_read(hk).fields.currency, _read(hk).fields.total) == ("HKD", 8.50)
+    assert _read("PARKNSHOP\nG/F 12 NATHAN ROAD, TSIM SHA TSUI, KOWLOON\nWATER  8.50\nTOTAL  8.50").fields.currency == "HKD"
+    # a place name that is a dish or a brand is still no address
+    assert _read("CHINA WOK\n12 MAIN ST\nSPRINGFIELD\nSINGAPORE NOODLES  8.50\nTOTAL  $8.50").fields.currency == "USD"
+    # Vietnam: the address, "Tong cong" the total, the cash given and the change
+    vn = ("CIRCLE K\n12 LE LOI, QUAN 1, TP. HO CHI MINH\nNUOC  15,000\nBANH MI  20,000\nTONG CONG  35,000\n"
+          "TIEN KHACH DUA  50,000\nTIEN THUA  15,000\n21/05/2019")
+    ex = _read(vn)
+    assert (ex.fields.currency, ex.fields.total) == ("VND", 35000)
+    assert totals_add_up(ex).check.status == "passed"

@@ -343,6 +343,15 @@ _TAX_RATE_CUES: list[tuple[str, dict[float, Votes]]] = [
 _TAX_RATE_RX = [(re.compile(p), rates) for p, rates in _TAX_RATE_CUES]
 # A postcode-like number: 3-6 digits standing alone (not an amount, a time or part of a date).
 _POSTCODE = re.compile(r"(?<![\d.,:/])\d{3,6}(?![\d]|[.,:/]\d)")
+# ... or, where addresses print no postcode (Hong Kong, Vietnam, Ireland before Eircode), a street or
+# building word beside a house or shop number: "SHOP 12, 1/F, HARBOUR CITY", "12 LE LOI, QUAN 1"
+_STREET_NUMBER = re.compile(
+    r"(?i)(?<![A-Za-z])(?:road|rd|street|avenue|ave|lane|boulevard|blvd|floor|flr|shop|unit|suite|building|bldg|"
+    r"plaza|centre|center|mall|tower|arcade|jalan|jln|strasse|str|rue|via|calle|avenida|quan|phuong|duong|soi|"
+    r"thanon)(?![A-Za-z]).*\d|\d.*(?<![A-Za-z])(?:road|rd|street|avenue|ave|lane|boulevard|blvd|floor|flr|shop|unit|"
+    r"suite|building|bldg|plaza|centre|center|mall|tower|arcade|quan|phuong|duong|soi|thanon)(?![A-Za-z])"
+    r"|(?<![\dA-Za-z])[GgLl1-9]\d?/F(?![A-Za-z])"
+)
 PLACE_ELSEWHERE = 0.2  # below COUNTRY_NARROWS (currency.py) even for a country name (4)
 _RATE = re.compile(r"(?<![\d.,])(\d{1,2}(?:[.,]\d{1,3})?)\s?%")
 
@@ -376,7 +385,7 @@ def country_scores(text: str) -> dict[str, float]:
     folded = fold(text)
     lines = folded.splitlines()
     plain = _deaccent(text).splitlines()
-    address = [bool(_POSTCODE.search(line)) for line in plain]
+    address = [bool(_POSTCODE.search(line) or _STREET_NUMBER.search(line)) for line in plain]
     scores: dict[str, float] = {}
     for rx, votes, on in _COMPILED:
         if on != "p":

@@ -94,14 +94,14 @@ PAYMENT = _kw([
     "terug", "betaald", "wisselgeld", "kartu", "kartu debit", "kad kredit", "kad debit",
     "gotowka", "karta", "hotove", "hotovost", "platba kartou", "kontant", "kort", "bankkort", "dankort",
     "eftpos", "interac", "multibanco", "pankkikortti", "kateinen", "vraceno", "vekslepenger", "takaisin",
-    "现金", "支付宝", "微信支付", "银行卡",
+    "现金", "支付宝", "微信支付", "银行卡", "tien mat", "tien khach dua", "khach dua", "khach tra",
 ])
 # Money given back: a payment row above it shows what was tendered, not what was due.
 CHANGE = _kw([
     "change", "change due", "ruckgeld", "zuruck", "wechselgeld", "rendu", "monnaie rendue", "a rendre", "cambio",
     "vuelto", "vuelta", "resto", "troco", "wisselgeld", "terug", "baki", "kembali", "kembalian", "uang kembali",
     "お釣り", "おつり", "釣銭", "找零", "找赎", "reszta", "vaxel", "vaxelpengar", "byttepenge",
-    "vraceno", "vekslepenger", "takaisin",
+    "vraceno", "vekslepenger", "takaisin", "tien thua", "tien tra lai",
 ])
 TOTAL = _kw([
     "total", "grand total", "amount due", "balance due", "total due", "to pay", "amount",
@@ -114,7 +114,8 @@ TOTAL = _kw([
     "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "k uhrade", "do zaplaty", "at betale",
     "a betale", "zahlbetrag", "ukupno", "ukupan iznos", "za platiti", "za placanje", "skupaj", "za placilo", "spolu",
     "celkom", "kokku", "is viso", "fizetendo", "合计", "总计", "总额", "应收", "应付", "实收",
-    "实付", "应付金额", "合计金额", "合計金額", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
+    "实付", "应付金额", "合计金额", "合計金額", "tong cong", "tong tien", "tong thanh toan", "tong so tien",
+    "tong cong tien", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
