@@ -80,6 +80,9 @@ def test_dates_in_other_calendars_and_simplified_chinese_totals():
     ex = _read("超市\n日期: 2019-05-21 14:03\n面包  10.00\n牛奶  2.00\n小计  12.00\n合计  12.00\n现金  20.00\n找零  8.00")
     assert (ex.fields.total, ex.fields.subtotal, ex.fields.currency) == (12.00, 12.00, "CNY")
     assert totals_add_up(ex).check.status == "passed"
+    # 实收 / 实付 is what the customer handed over, not a larger total
+    ex = _read("超市\n2019-05-21\n面包  10.00\n牛奶  2.00\n应付  12.00\n实收  20.00\n找零  8.00")
+    assert ex.fields.total == 12.00
 
 
 def test_addresses_without_postcodes_still_place_the_receipt():

@@ -44,11 +44,11 @@ _TOTAL_INCLUDES_TAX = re.compile(
     r"(?<![a-z])total\s*(?:includes?|including|incl\.?|inc\.?|inkl\.?)\s*(?:gst|vat|tax|mwst|tva|iva|btw|moms|mva|ust|hst|ppn)"
     r"(?![a-z])")
 MAX_TAX_SHARE = 0.3  # no tax is more than this share of a total (VAT rates stop at 27 %)
-# (also India's "Net Amount" / "Net Payable" under the GST and "Round Off": the amount due)
 # the words of a total row that say it is the amount to be paid
 _PAYABLE = re.compile(
     r"(?<![a-z])(payable|to pay|zu zahlen|zahlbetrag|a payer|te betalen|att betala|at betale|a betale|do zaplaty|"
     r"k uhrade|za platiti|za placanje|za placilo|total a pagar|perlu dibayar|fizetendo)(?![a-z])")
+# (also India's "Net Amount" / "Net Payable" under the GST and "Round Off": the amount due)
 _NET_TOTAL = re.compile(r"(?<![a-z])net+\s*(?:total|amount|amt|payable)|(?<![a-z])nett(?![a-z])")
 
 

@@ -94,7 +94,7 @@ PAYMENT = _kw([
     "terug", "betaald", "wisselgeld", "kartu", "kartu debit", "kad kredit", "kad debit",
     "gotowka", "karta", "hotove", "hotovost", "platba kartou", "kontant", "kort", "bankkort", "dankort",
     "eftpos", "interac", "multibanco", "pankkikortti", "kateinen", "vraceno", "vekslepenger", "takaisin",
-    "现金", "支付宝", "微信支付", "银行卡", "tien mat", "tien khach dua", "khach dua", "khach tra",
+    "现金", "支付宝", "微信支付", "银行卡", "实收", "实付", "tien mat", "tien khach dua", "khach dua", "khach tra",
 ])
 # Money given back: a payment row above it shows what was tendered, not what was due.
 CHANGE = _kw([
@@ -113,8 +113,8 @@ TOTAL = _kw([
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
     "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "k uhrade", "do zaplaty", "at betale",
     "a betale", "zahlbetrag", "ukupno", "ukupan iznos", "za platiti", "za placanje", "skupaj", "za placilo", "spolu",
-    "celkom", "kokku", "is viso", "fizetendo", "合计", "总计", "总额", "应收", "应付", "实收",
-    "实付", "应付金额", "合计金额", "合計金額", "tong cong", "tong tien", "tong thanh toan", "tong so tien",
+    "celkom", "kokku", "is viso", "fizetendo", "合计", "总计", "总额", "应收", "应付", "应付金额", "合计金额",
+    "合計金額", "tong cong", "tong tien", "tong thanh toan", "tong so tien",
     "tong cong tien", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
