@@ -99,3 +99,12 @@ def test_addresses_without_postcodes_still_place_the_receipt():
     ex = _read(vn)
     assert (ex.fields.currency, ex.fields.total) == ("VND", 35000)
     assert totals_add_up(ex).check.status == "passed"
+
+
+def test_month_names_of_indonesia_malaysia_turkey_and_italys_short_september():
+    for printed, iso in [("21 Agu 2019", "2019-08-21"), ("21 Des 2019", "2019-12-21"), ("21 Nop 2019", "2019-11-21"),
+                         ("14 Disember 2023", "2023-12-14"), ("14 Ogos 2023", "2023-08-14"), ("14 MAC 2019", "2019-03-14"),
+                         ("14 Ekim 2023", "2023-10-14"), ("14 Şubat 2023", "2023-02-14"), ("21 sett 2019", "2019-09-21")]:
+        assert _read(f"SHOP\nTanggal: {printed}\nITEM  3.20\nTOTAL  3.20").fields.date == iso, printed
+    # a month word only counts between a day and a year: a store's name is no date
+    assert _read("KMART\n123 MART STREET\nITEM  3.20\nTOTAL  3.20\n05/21/2019").fields.date == "2019-05-21"

@@ -28,23 +28,24 @@ import msgspec
 MONTHS: dict[str, int] = {}
 for _num, _names in enumerate(
     [
-        # (then Portuguese, Scandinavian, Polish and Czech names and the short forms tills print:
-        # "14 avr. 2023", "14. Mär. 2023", "14 mag 2023", "14 de março de 2023", "14 augusti 2023")
+        # (then Portuguese, Scandinavian, Polish, Czech, Indonesian, Malay and Turkish names and the short
+        # forms tills print: "14 avr. 2023", "14. Mär. 2023", "14 mag 2023", "14 de março de 2023",
+        # "14 augusti 2023", "14 Agu 2023", "14 Disember 2023", "14 Ekim 2023")
         "january jan janvier janv januar jän jaen enero ene gennaio gen januari 1月"
-        " janeiro stycznia ledna",
+        " janeiro stycznia ledna ocak",
         "february feb février fevrier févr fevr februar febrero febbraio februari"
-        " fevereiro lutego února unora",
-        "march mar mars märz maerz marz marzo mrt maart mär mrz março marco marts marca března brezna",
-        "april apr avril abril aprile apri1 avr abr kwietnia dubna",
-        "may mai mayo maggio mei mag maio maj maja května kvetna",
-        "june jun juin juni junio giugno giu junho czerwca června cervna",
-        "july jul juillet juil juli julio luglio ju1 ju1y lug julho lipca července cervence",
-        "august aug août aout august agosto ago augustus augusti sierpnia srpna",
-        "september sep sept septembre septiembre settembre set setiembre setembro września wrzesnia září zari",
-        "october oct octobre oktober okt octubre ottobre ott 0ct 0ctober 0kt outubro października pazdziernika"
+        " fevereiro lutego února unora şubat subat",
+        "march mar mars märz maerz marz marzo mrt maart mär mrz março marco marts marca března brezna mac mart",
+        "april apr avril abril aprile apri1 avr abr kwietnia dubna nisan",
+        "may mai mayo maggio mei mag maio maj maja května kvetna mayıs mayis",
+        "june jun juin juni junio giugno giu junho czerwca června cervna haziran",
+        "july jul juillet juil juli julio luglio ju1 ju1y lug julho lipca července cervence julai temmuz",
+        "august aug août aout august agosto ago augustus augusti sierpnia srpna agustus agu ogos ogo ağustos",
+        "september sep sept septembre septiembre settembre set setiembre setembro września wrzesnia září zari sett eylül eylul",
+        "october oct octobre oktober okt octubre ottobre ott 0ct 0ctober 0kt outubro października pazdziernika ekim"
         " října rijna",
-        "november nov novembre noviembre n0v novembro listopada listopadu",
-        "december dec décembre decembre déc dezember dez diciembre dic dicembre dezembro grudnia prosince",
+        "november nov novembre noviembre n0v novembro listopada listopadu nopember nop kasım kasim",
+        "december dec décembre decembre déc dezember dez diciembre dic dicembre dezembro grudnia prosince desember des disember aralık aralik",
     ],
     start=1,
 ):
