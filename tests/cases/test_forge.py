@@ -69,15 +69,23 @@ def test_no_forgery_meets_its_own_original(forged):
     sources = suite.header.meta["forged"]["sources"]
     by_source: dict[str, list] = {}
     for lc in suite:
-        assert lc.case.lineage is None and lc.case.after == []
+        assert lc.case.lineage is None
         assert sources[lc.case.id] not in lc.case.id  # ids say nothing about the source or the kind
         by_source.setdefault(sources[lc.case.id], []).append(lc.case)
+    pairs = 0
     for cases in by_source.values():
         kinds = {c.label.is_fake for c in cases}
         assert len(kinds) == 1, "a receipt is either a control or forged, never both"
         if len(cases) > 1:  # two forgeries of one receipt are never the same purchase
-            a, b = cases
+            a, b = sorted(cases, key=lambda c: c.id)
             assert (a.label.total, a.label.date) != (b.label.total, b.label.date)
+            # ... but may look like one receipt to a duplicate memory: the second is checked after the
+            # first, so what the memory holds (and the figures) do not depend on the run's timing
+            assert (a.after, b.after) == ([], [a.id])
+            pairs += 1
+        else:
+            assert cases[0].after == []
+    assert pairs >= 1
 
 
 def test_edited_values_are_what_the_image_prints(forged, ocr):

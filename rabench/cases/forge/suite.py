@@ -43,7 +43,10 @@ from rabench.cases.validate import validate_suite
 from rabench.contracts import Case, SuiteHeader
 from rabench.errors import UserError
 
-FORGE_VERSION = 1
+# 2: a receipt's second forgery is checked after its first (``after``). Two forgeries of one paper
+# receipt may match in a target's duplicate memory (the same receipt image, one date unread), and
+# without an order the one checked second, and so the figures, changed from run to run.
+FORGE_VERSION = 2
 Progress = Callable[[int, int], None]
 FORGEABLE = ("image/jpeg", "image/png")
 
@@ -159,14 +162,17 @@ def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = 
         },
         "from_meta": h.meta,
     })
+    first_of: dict[str, str] = {}  # source receipt id -> the id of its first forgery (ids ascend)
     with StagedSuite(out, header) as suite:
         for cid, (lc, kind, o) in zip(ids, shuffled):
+            first = first_of.setdefault(lc.case.id, cid)
             rel = f"files/{cid}{SUITE_EXTENSION[o.media_type]}"
             label = forged_label(lc.case.label, kind, o)
             suite.add(Case(
                 id=cid, file=rel, sha256=suite.write_bytes(o.data, rel), media_type=o.media_type,  # type: ignore[arg-type]
                 label=label, tags=forged_tags(lc.case.tags, kind, o, label, _domain(h, lc.case.tags)),
                 submitted_at=_submission_text(lc, kind, o, seed),
+                after=[first] if first != cid else [],
             ))
     return ForgeSummary(out=out, sources=len(sources), fakes={k: v for k, v in fake_quota.counts.items() if v},
                         controls={k: v for k, v in control_quota.counts.items() if v},
