@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import subprocess
-import sys
 from itertools import product
 from pathlib import Path
 
@@ -14,6 +13,16 @@ from rabench.engine.fitting import CaseResult
 from rabench.engine.signals import Signal
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "measurement-survey.py"
+_spec = importlib.util.spec_from_file_location("measurement_survey", SCRIPT)
+assert _spec is not None and _spec.loader is not None
+survey = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(survey)  # in process: a subprocess per call spent seconds importing sklearn
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    code = survey.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 # (id, capture, forge, fake, ghost value, thumbnail local score)
 CASES = [
@@ -48,26 +57,23 @@ def _auc(gen: list[float], fake: list[float]) -> float:
     return sum((f > g) + 0.5 * (f == g) for f, g in product(fake, gen)) / (len(fake) * len(gen))
 
 
-def test_auc_by_capture_matches_the_pairwise_reference_and_values_come_from_the_message(tmp_path):
+def test_auc_by_capture_matches_the_pairwise_reference_and_values_come_from_the_message(tmp_path, capsys):
     suite, res = _write(tmp_path)
-    run = subprocess.run([sys.executable, str(SCRIPT), str(res), str(suite), "--signal", "visual.jpeg_ghost",
-                          "--knee", "4"], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
+    code, out, err = _run(capsys, res, suite, "--signal", "visual.jpeg_ghost", "--knee", "4")
+    assert code == 0, err
+    lines = out.splitlines()
     flat = next(x for x in lines if x.startswith("flat:"))
     photo = next(x for x in lines if x.startswith("photo:"))
     assert f"AUC {_auc([1.5, 5.0], [6.0]):.3f}" in flat and "over 4.0: genuine 1, fakes 1" in flat
     assert f"AUC {_auc([2.0], [1.0, 3.0]):.3f}" in photo and "genuine 1, fakes 2" in photo
-    run = subprocess.run([sys.executable, str(SCRIPT), str(res), str(suite), "--signal", "exif.thumbnail_match",
-                          "--number", r"score ([0-9.]+) where"], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    assert "photo: genuine 1, fakes 2; AUC 1.000" in run.stdout  # 0.10 under 0.20 and 0.40
-    assert "fake total/keep (2): 0.20, 0.40" in run.stdout
+    code, out, err = _run(capsys, res, suite, "--signal", "exif.thumbnail_match", "--number", r"score ([0-9.]+) where")
+    assert code == 0, err
+    assert "photo: genuine 1, fakes 2; AUC 1.000" in out  # 0.10 under 0.20 and 0.40
+    assert "fake total/keep (2): 0.20, 0.40" in out
 
 
-def test_results_of_other_suites_are_refused(tmp_path):
+def test_results_of_other_suites_are_refused(tmp_path, capsys):
     suite, res = _write(tmp_path)
     res.write_bytes(b"\n".join(res.read_bytes().splitlines()[:-2]) + b"\n")
-    run = subprocess.run([sys.executable, str(SCRIPT), str(res), str(suite), "--signal", "visual.jpeg_ghost"],
-                         capture_output=True, text=True)
-    assert run.returncode == 2 and "holds 5 cases, the suites 7" in run.stderr
+    code, _, err = _run(capsys, res, suite, "--signal", "visual.jpeg_ghost")
+    assert code == 2 and "holds 5 cases, the suites 7" in err
