@@ -3,8 +3,8 @@
     python scripts/measurement-survey.py RESULTS.jsonl SUITE [SUITE ...] --signal NAME
         [--number REGEX] [--knee X]
 
-RESULTS is what `rabench engine fit --results` wrote for exactly these SUITEs, in the same order (the
-command `engine fit --reuse` checks this too). For every base case carrying the signal NAME it takes the
+RESULTS is what `rabench engine fit --results` wrote for exactly these SUITEs, in the same order (checked
+as `engine fit --reuse` checks it). For every base case carrying the signal NAME it takes the
 signal's value, or with ``--number`` the first group of REGEX matched in the signal's message (e.g. the
 thumbnail's local score, "score ([0-9.]+) where"), and prints ROC AUC (fakes vs genuine; sklearn) by the
 case's ``capture`` tag (photo or flat: every other capture, or none), how many pass ``--knee`` and, per
@@ -19,16 +19,12 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-import msgspec
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from rabench.engine.fitting import CaseResult
-
-
-def _manifest(suite: Path) -> list[dict]:  # type: ignore[type-arg]
-    lines = (suite / "manifest.jsonl").read_bytes().splitlines()[1:]
-    return [msgspec.json.decode(line) for line in lines if line.strip()]
+from rabench.cases.manifest import open_suite
+from rabench.engine.fitting import reuse_results
+from rabench.errors import UserError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,18 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--number", default=None, help="regex whose first group in the message is the value")
     ap.add_argument("--knee", type=float, default=None, help="count values above this")
     args = ap.parse_args(argv)
-    results = [msgspec.json.decode(line, type=CaseResult) for line in args.results.read_bytes().splitlines() if line]
-    cases = [c for s in args.suites for c in _manifest(s)]
-    if len(cases) != len(results):
-        print(f"measurement-survey: {args.results} holds {len(results)} cases, the suites {len(cases)}", file=sys.stderr)
+    try:
+        # the suites through their contract, and the file checked to be their results (engine fit --reuse)
+        results = reuse_results(args.results, args.suites)
+        cases = [lc.case for s in args.suites for lc in open_suite(s)]
+    except UserError as exc:
+        print(f"measurement-survey: {exc}", file=sys.stderr)
         return 2
     pattern = re.compile(args.number) if args.number else None
     by_capture: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     by_forge: dict[tuple[str, str, bool], list[float]] = defaultdict(list)
     for case, r in zip(cases, results, strict=True):
-        if case["id"] != r.case_id:
-            print(f"measurement-survey: case {r.case_id} is {case['id']} in the suites: not their results", file=sys.stderr)
-            return 2
         if not r.is_base or r.error:
             continue
         values = []
@@ -64,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         if not values:
             continue
         v = max(values)
-        tags = case.get("tags") or {}
+        tags = case.tags
         by_capture["photo" if tags.get("capture") == "photo" else "flat"].append((v, r.is_fake))
         if tags.get("forge"):
             by_forge[(str(tags["forge"]), str(tags.get("saved")), r.is_fake)].append(v)

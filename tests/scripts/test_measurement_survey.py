@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 from itertools import product
@@ -37,15 +38,24 @@ def _write(tmp: Path) -> tuple[Path, Path]:
     suite.mkdir()
     lines = [json.dumps({"type": "suite_header", "suite": "receipt", "name": "x", "contracts_version": 1, "meta": {}})]
     results = []
+    (suite / "files").mkdir()
+
+    def case(cid: str, fake: bool, tags: dict[str, str]) -> str:
+        data = f"receipt {cid}".encode()
+        (suite / "files" / f"{cid}.jpg").write_bytes(data)
+        verdict = {"verdict": "fake", "fake_class": "hand_edit"} if fake else {"verdict": "genuine"}
+        return json.dumps({"id": cid, "file": f"files/{cid}.jpg", "sha256": hashlib.sha256(data).hexdigest(),
+                           "media_type": "image/jpeg", "label": {"authenticity": verdict}, "tags": tags})
+
     for cid, capture, forge, fake, ghost, local in CASES:
         tags = {k: v for k, v in (("capture", capture), ("forge", forge), ("saved", "keep")) if v}
-        lines.append(json.dumps({"id": cid, "tags": tags}))
+        lines.append(case(cid, fake, tags))
         signals = [Signal("visual.jpeg_ghost", "opinion", "ghost", reason=False, value=ghost)]
         if local is not None:
             signals.append(Signal("exif.thumbnail_match", "file_fact", f"matches (score {local:.2f} where 1 = differs)"))
         results.append(CaseResult(cid, True, fake, signals))
     results.append(CaseResult("f9", False, True, []))  # a derived case: not a base case, left out
-    lines.append(json.dumps({"id": "f9", "tags": {}}))
+    lines.append(case("f9", True, {})[:-1] + ', "lineage": {"of": "f4", "transform": "reencode"}}')
     (suite / "manifest.jsonl").write_text("\n".join(lines) + "\n")
     res = tmp / "results.jsonl"
     res.write_bytes(b"\n".join(msgspec.json.encode(r) for r in results) + b"\n")
@@ -76,4 +86,4 @@ def test_results_of_other_suites_are_refused(tmp_path, capsys):
     suite, res = _write(tmp_path)
     res.write_bytes(b"\n".join(res.read_bytes().splitlines()[:-2]) + b"\n")
     code, _, err = _run(capsys, res, suite, "--signal", "visual.jpeg_ghost")
-    assert code == 2 and "holds 5 cases, the suites 7" in err
+    assert code == 2 and "its cases 0-6 are not the cases of" in err

@@ -345,11 +345,11 @@ _TAX_RATE_RX = [(re.compile(p), rates) for p, rates in _TAX_RATE_CUES]
 _POSTCODE = re.compile(r"(?<![\d.,:/])\d{3,6}(?![\d]|[.,:/]\d)")
 # ... or, where addresses print no postcode (Hong Kong, Vietnam, Ireland before Eircode), a street or
 # building word beside a house or shop number: "SHOP 12, 1/F, HARBOUR CITY", "12 LE LOI, QUAN 1"
+_STREET_WORDS = ("road|rd|street|avenue|ave|lane|boulevard|blvd|floor|flr|shop|unit|suite|building|bldg|plaza|centre|"
+                 "center|mall|tower|arcade|quan|phuong|duong|soi|thanon")  # before or after the number
+_STREET_FIRST = "jalan|jln|strasse|str|rue|via|calle|avenida"  # only before it
 _STREET_NUMBER = re.compile(
-    r"(?i)(?<![A-Za-z])(?:road|rd|street|avenue|ave|lane|boulevard|blvd|floor|flr|shop|unit|suite|building|bldg|"
-    r"plaza|centre|center|mall|tower|arcade|jalan|jln|strasse|str|rue|via|calle|avenida|quan|phuong|duong|soi|"
-    r"thanon)(?![A-Za-z]).*\d|\d.*(?<![A-Za-z])(?:road|rd|street|avenue|ave|lane|boulevard|blvd|floor|flr|shop|unit|"
-    r"suite|building|bldg|plaza|centre|center|mall|tower|arcade|quan|phuong|duong|soi|thanon)(?![A-Za-z])"
+    rf"(?i)(?<![A-Za-z])(?:{_STREET_WORDS}|{_STREET_FIRST})(?![A-Za-z]).*\d|\d.*(?<![A-Za-z])(?:{_STREET_WORDS})(?![A-Za-z])"
     r"|(?<![\dA-Za-z])[GgLl1-9]\d?/F(?![A-Za-z])"
 )
 PLACE_ELSEWHERE = 0.2  # below COUNTRY_NARROWS (currency.py) even for a country name (4)

@@ -113,9 +113,8 @@ TOTAL = _kw([
     "bill total", "total bill", "total amt", "totale euro", "importe total", "total factura", "due",
     "ttl", "importo", "totaalbedrag", "totalt", "i alt", "yhteensa", "k uhrade", "do zaplaty", "at betale",
     "a betale", "zahlbetrag", "ukupno", "ukupan iznos", "za platiti", "za placanje", "skupaj", "za placilo", "spolu",
-    "celkom", "kokku", "is viso", "fizetendo", "合计", "总计", "总额", "应收", "应付", "应付金额", "合计金额",
-    "合計金額", "tong cong", "tong tien", "tong thanh toan", "tong so tien",
-    "tong cong tien", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
+    "celkom", "kokku", "is viso", "fizetendo", "合计", "总计", "总额", "应收", "应付", "tong cong", "tong tien",
+    "tong thanh toan", "tong so tien", "total belanja", "total bayar", "jumlah bayaran", "jumlah perlu dibayar",
 ])
 INCLUSIVE = re.compile(
     r"(?<![a-z])(incl|inkl|including|included|inclus|incluido|incluida|incluso|inbegrepen|dont|davon|enthalten|"
