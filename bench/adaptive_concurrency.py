@@ -49,23 +49,34 @@ def main() -> int:
     os.environ["OPENAI_API_KEY"] = "sk-bench-0123456789"
     config = cfg.parse_targets_config({"defaults": {"price_date": "2026-11-29"}})
     cache = tmp / "prepared"
-    run(RunOptions(out=tmp / "warm", suite_dir=str(suite), target_ids=["null"], cache_root=cache,
-                   progress="none"))
-    profile = Profile(default=ModelProfile(latency=Latency(ms=args.latency_ms), max_in_flight=args.limit,
-                                           retry_after=None))
+    run(RunOptions(out=tmp / "warm", suite_dir=str(suite), target_ids=["null"], cache_root=cache, progress="none"))
+    profile = Profile(
+        default=ModelProfile(latency=Latency(ms=args.latency_ms), max_in_flight=args.limit, retry_after=None)
+    )
     plan = [(int(c), False) for c in args.caps.split(",")] + [(args.adaptive_from, True)]
     rates: dict[tuple[int, bool], float] = {}
-    print(f"{args.calls} calls, provider limit {args.limit} in flight, {args.latency_ms:g} ms a call "
-          f"(ideal {args.limit / args.latency_ms * 1000:.1f} calls/s)")
+    print(
+        f"{args.calls} calls, provider limit {args.limit} in flight, {args.latency_ms:g} ms a call "
+        f"(ideal {args.limit / args.latency_ms * 1000:.1f} calls/s)"
+    )
     for cap, adaptive in plan:
         with BackgroundFakeProvider(profile) as fake:
             os.environ.update(fake.env())
             out = tmp / f"run-{cap}-{adaptive}"
             t0 = time.monotonic()
             with contextlib.redirect_stderr(io.StringIO()):
-                summary = run(RunOptions(out=out, suite_dir=str(suite), target_ids=["diy:openai:gpt-5"],
-                                         config=config, concurrency={"openai": cap}, cache_root=cache,
-                                         progress="none", adaptive=adaptive))
+                summary = run(
+                    RunOptions(
+                        out=out,
+                        suite_dir=str(suite),
+                        target_ids=["diy:openai:gpt-5"],
+                        config=config,
+                        concurrency={"openai": cap},
+                        cache_root=cache,
+                        progress="none",
+                        adaptive=adaptive,
+                    )
+                )
             wall = time.monotonic() - t0
             throttled = sum(r.behaviour == "429" for r in fake.requests)
             requests = len(fake.requests)
@@ -75,10 +86,13 @@ def main() -> int:
         ok = statuses.get("ok", 0)
         rates[(cap, adaptive)] = ok / summary.elapsed_s
         label = f"adaptive from {cap}" if adaptive else f"fixed {cap}"
-        print(f"{label:>17}: {summary.elapsed_s:6.2f} s, {ok / summary.elapsed_s:6.1f} ok calls/s, "
-              f"{throttled} of {requests} requests refused (429), statuses {statuses}"
-              + (f"; {summary.adaptive['openai']}" if adaptive else "") + f" [wall {wall:.1f} s]",
-              flush=True)
+        print(
+            f"{label:>17}: {summary.elapsed_s:6.2f} s, {ok / summary.elapsed_s:6.1f} ok calls/s, "
+            f"{throttled} of {requests} requests refused (429), statuses {statuses}"
+            + (f"; {summary.adaptive['openai']}" if adaptive else "")
+            + f" [wall {wall:.1f} s]",
+            flush=True,
+        )
     best = max((r, c) for (c, a), r in rates.items() if not a)
     print(f"adaptive / best fixed cap ({best[1]}): {rates[(args.adaptive_from, True)] / best[0]:.2f}x")
     return 0

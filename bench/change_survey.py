@@ -35,8 +35,12 @@ from rabench.engine.signals import Signal
 from rabench.prepare.image import PreparationError, prepare_bytes
 
 # silent after comparing tendered − change with the total: the check ran
-COMPARED = ("paid = total", "within the cash step", "the difference is an amount printed on another row",
-            "another total row shows what was paid")
+COMPARED = (
+    "paid = total",
+    "within the cash step",
+    "the difference is an amount printed on another row",
+    "another total row shows what was paid",
+)
 
 
 def _cached_reader(cache: Path) -> Any:
@@ -59,13 +63,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("suites", nargs="+", type=Path)
     ap.add_argument("--cache", type=Path, default=None, help="OCR results cache folder")
     cover = ap.add_mutually_exclusive_group()
-    cover.add_argument("--cover-optional", action="store_true",
-                       help="also fire when the cash is short of the total (the engine's default)")
-    cover.add_argument("--cover-required", action="store_true",
-                       help="stay silent when the cash is short of the total (the default before round 6)")
+    cover.add_argument(
+        "--cover-optional",
+        action="store_true",
+        help="also fire when the cash is short of the total (the engine's default)",
+    )
+    cover.add_argument(
+        "--cover-required",
+        action="store_true",
+        help="stay silent when the cash is short of the total (the default before round 6)",
+    )
     ap.add_argument("--list", action="store_true", help="print every firing")
-    ap.add_argument("--only", action="append", default=[], metavar="KIND",
-                    help="only cases of this kind: genuine, or a fake's forge tag / class (repeatable)")
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="KIND",
+        help="only cases of this kind: genuine, or a fake's forge tag / class (repeatable)",
+    )
     args = ap.parse_args(argv)
     if args.cache is not None:
         args.cache.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,11 @@ def free_port() -> int:
 
 
 def start_fake(port: int, profile: str = "healthy") -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", "rabench", "fake-provider", "--port", str(port),
-                             "--profile", profile], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rabench", "fake-provider", "--port", str(port), "--profile", profile],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -84,8 +87,17 @@ def make_suite(root: Path, n: int) -> Path:
     for i in range(n):
         data = receipt_png(i)
         (root / f"r{i}.png").write_bytes(data)
-        lines.append(msgspec.json.encode(Case(id=f"c{i:04d}", file=f"r{i}.png", media_type="image/png",
-                                              sha256=hashlib.sha256(data).hexdigest(), label=label)))
+        lines.append(
+            msgspec.json.encode(
+                Case(
+                    id=f"c{i:04d}",
+                    file=f"r{i}.png",
+                    media_type="image/png",
+                    sha256=hashlib.sha256(data).hexdigest(),
+                    label=label,
+                )
+            )
+        )
     (root / "manifest.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root
 
@@ -139,16 +151,20 @@ def main() -> int:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cases", type=int, default=50, help="suite size for the run side (repetitions fill up)")
-    ap.add_argument("--latency-ms", type=float, default=None,
-                    help="a fixed answer latency instead of the healthy profile's 2-15 ms; then the median "
-                         "latency `rabench load` reports is compared with the bare loop's")
+    ap.add_argument(
+        "--latency-ms",
+        type=float,
+        default=None,
+        help="a fixed answer latency instead of the healthy profile's 2-15 ms; then the median "
+        "latency `rabench load` reports is compared with the bare loop's",
+    )
     args = ap.parse_args()
 
     port = free_port()
     profile = "healthy"
     if args.latency_ms is not None:
         profile = str(Path(tempfile.mkdtemp(prefix="rabench-fixed-")) / "fixed.toml")
-        Path(profile).write_text(f"[default]\nlatency = {{ dist = \"fixed\", ms = {args.latency_ms} }}\n")
+        Path(profile).write_text(f'[default]\nlatency = {{ dist = "fixed", ms = {args.latency_ms} }}\n')
     fake = start_fake(port, profile)
     os.environ["RABENCH_OPENAI_COMPATIBLE_BASE_URL"] = f"http://127.0.0.1:{port}/v1"
     os.environ["OPENAI_COMPATIBLE_API_KEY"] = "sk-bench-0123456789"
@@ -176,8 +192,9 @@ def main() -> int:
         target = make_target(tid, config)
         first = reqs[0]
         b64 = __import__("base64").b64encode(first.prepared.read_bytes()).decode()
-        built = target._wire.build(target.settings, "sk-bench-0123456789", MODEL, target._prompt, b64,
-                                   first.prepared_media_type)
+        built = target._wire.build(
+            target.settings, "sk-bench-0123456789", MODEL, target._prompt, b64, first.prepared_media_type
+        )
         body = msgspec.json.encode(built.body)
 
         def side_bare() -> int:
@@ -190,8 +207,9 @@ def main() -> int:
                 t = make_target(tid, config)
                 await t.open()
                 try:
-                    s = await drive(t, reqs, concurrency=args.concurrency, calls=args.calls, timeout_s=60,
-                                    policy=RetryPolicy())
+                    s = await drive(
+                        t, reqs, concurrency=args.concurrency, calls=args.calls, timeout_s=60, policy=RetryPolicy()
+                    )
                 finally:
                     await t.close()
                 if s.p50_s is not None:
@@ -203,9 +221,18 @@ def main() -> int:
         reps = -(-args.calls // args.cases)
 
         def side_run(r: int) -> int:
-            summary = run(RunOptions(out=tmp / f"run-{r}", suite_dir=str(suite), target_ids=[tid], config=config,
-                                     repetitions=reps, cache_root=cache, progress="none",
-                                     concurrency={"openai-compatible": args.concurrency}))
+            summary = run(
+                RunOptions(
+                    out=tmp / f"run-{r}",
+                    suite_dir=str(suite),
+                    target_ids=[tid],
+                    config=config,
+                    repetitions=reps,
+                    cache_root=cache,
+                    progress="none",
+                    concurrency={"openai-compatible": args.concurrency},
+                )
+            )
             return summary.statuses[tid].get("ok", 0)
 
         results: dict[str, list[tuple[float, float, int]]] = {"bare": [], "load": [], "run": []}
@@ -215,7 +242,7 @@ def main() -> int:
             # The fake server slows as a run goes on (its heap, its sockets' history), so a fixed
             # order would hand the first side the fastest server in every round: each round
             # starts one side later than the last.
-            for name, fn in sides[r % 3:] + sides[:r % 3]:
+            for name, fn in sides[r % 3 :] + sides[: r % 3]:
                 s0 = server_seconds(fake.pid)
                 ok, wall, cpu = timed(lambda: fn(r))  # called at once, in this pass
                 s1 = server_seconds(fake.pid)
@@ -227,18 +254,28 @@ def main() -> int:
                 if s0 is not None and s1 is not None:
                     server_cpu[name].append((s1 - s0) / n * 1000)
                     srv = f", server {server_cpu[name][-1]:.3f} ms CPU/call"
-                print(f"round {r + 1} {name:>4}: {n / wall:8.0f} calls/s, {cpu / n * 1000:.3f} ms CPU/call{srv}, "
-                      f"{ok} ok of {n}", flush=True)
+                print(
+                    f"round {r + 1} {name:>4}: {n / wall:8.0f} calls/s, {cpu / n * 1000:.3f} ms CPU/call{srv}, "
+                    f"{ok} ok of {n}",
+                    flush=True,
+                )
             b = results["bare"][-1]
-            print(f"round {r + 1} vs bare: " + ", ".join(
-                f"{k} {results[k][-1][0] / b[0]:.2f}x calls/s, {results[k][-1][1] / b[1]:.2f}x CPU/call"
-                for k in ("load", "run")), flush=True)
+            print(
+                f"round {r + 1} vs bare: "
+                + ", ".join(
+                    f"{k} {results[k][-1][0] / b[0]:.2f}x calls/s, {results[k][-1][1] / b[1]:.2f}x CPU/call"
+                    for k in ("load", "run")
+                ),
+                flush=True,
+            )
         best = {k: max(v) for k, v in results.items()}
         cpu = {k: min(x[1] for x in v) for k, v in results.items()}
         print(f"\nbest of {args.rounds} rounds, {args.calls} calls, concurrency {args.concurrency}:")
         for k in ("bare", "load", "run"):
-            print(f"  {k:>4}: {best[k][0]:8.0f} calls/s ({best[k][0] / best['bare'][0]:.2f}x bare), "
-                  f"{cpu[k]:.3f} ms CPU/call ({cpu[k] / cpu['bare']:.2f}x bare)")
+            print(
+                f"  {k:>4}: {best[k][0]:8.0f} calls/s ({best[k][0] / best['bare'][0]:.2f}x bare), "
+                f"{cpu[k]:.3f} ms CPU/call ({cpu[k] / cpu['bare']:.2f}x bare)"
+            )
         # Each round's sides ran back to back, so a round's ratios share the machine's load at
         # the time; their median is steadier than best-of on a shared machine.
         print(f"median over {args.rounds} rounds of each round's ratio to bare:")
@@ -247,12 +284,18 @@ def main() -> int:
             cost = sorted(x[1] / b[1] for x, b in zip(results[k], results["bare"]))
             print(f"  {k:>4}: {speed[len(speed) // 2]:.2f}x bare calls/s, {cost[len(cost) // 2]:.2f}x bare CPU/call")
         if all(server_cpu.values()):
-            print("  the fake server's CPU per call, median of rounds: " + ", ".join(
-                f"{k} {sorted(v)[len(v) // 2]:.3f} ms" for k, v in server_cpu.items()))
-        print("  median latency per round (ms): bare " + ", ".join(f"{x * 1000:.1f}" for x in p50["bare"])
-              + "; load " + ", ".join(f"{x * 1000:.1f}" for x in p50["load"])
-              + f"; load / bare, median of rounds: "
-              f"{sorted(p50['load'])[len(p50['load']) // 2] / sorted(p50['bare'])[len(p50['bare']) // 2]:.3f}")
+            print(
+                "  the fake server's CPU per call, median of rounds: "
+                + ", ".join(f"{k} {sorted(v)[len(v) // 2]:.3f} ms" for k, v in server_cpu.items())
+            )
+        print(
+            "  median latency per round (ms): bare "
+            + ", ".join(f"{x * 1000:.1f}" for x in p50["bare"])
+            + "; load "
+            + ", ".join(f"{x * 1000:.1f}" for x in p50["load"])
+            + f"; load / bare, median of rounds: "
+            f"{sorted(p50['load'])[len(p50['load']) // 2] / sorted(p50['bare'])[len(p50['bare']) // 2]:.3f}"
+        )
     finally:
         fake.terminate()
         fake.wait(10)

@@ -36,8 +36,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def module_at(commit: str, path: str, name: str, tmp: Path) -> ModuleType:
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{path}"], check=True,
-                            capture_output=True, text=True).stdout
+    source = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:{path}"], check=True, capture_output=True, text=True
+    ).stdout
     file = tmp / f"{name}.py"
     file.write_text(source)
     spec = importlib.util.spec_from_file_location(name, file)
@@ -169,8 +170,12 @@ def slow_target(*, reads_original: bool) -> type:
 
     class Slow:
         def __init__(self) -> None:
-            self.info = TargetInfo(id="slow", kind="other", provider="slowp",
-                                   capabilities=Capabilities(checks=False, memory=False, proofs=False))
+            self.info = TargetInfo(
+                id="slow",
+                kind="other",
+                provider="slowp",
+                capabilities=Capabilities(checks=False, memory=False, proofs=False),
+            )
 
         async def open(self) -> None: ...
         async def close(self) -> None: ...
@@ -210,15 +215,27 @@ def workers(tmp: Path, rounds: int) -> None:
         for name, lane in (("old", all_running), ("new", current)):
             runner.TargetRun._lane = lane  # type: ignore[method-assign]
             c0 = time.process_time()
-            run(RunOptions(out=tmp / f"run-{name}-{r}", suite_dir=str(suite), repetitions=100,
-                           cache_root=tmp / "prepared", progress="none", concurrency={"slowp": 64}),
-                targets=[Slow()])
+            run(
+                RunOptions(
+                    out=tmp / f"run-{name}-{r}",
+                    suite_dir=str(suite),
+                    repetitions=100,
+                    cache_root=tmp / "prepared",
+                    progress="none",
+                    concurrency={"slowp": 64},
+                ),
+                targets=[Slow()],
+            )
             cpu[name].append((time.process_time() - c0) / 5000 * 1e6)
     runner.TargetRun._lane = current  # type: ignore[method-assign]
     med = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
     show(f"rabench run, 5,000 units of 2 ms at 64, CPU/unit (median of {rounds})", med["old"], med["new"])
-    print("  rounds, old: " + " ".join(f"{x:.1f}" for x in cpu["old"])
-          + "; new: " + " ".join(f"{x:.1f}" for x in cpu["new"]))
+    print(
+        "  rounds, old: "
+        + " ".join(f"{x:.1f}" for x in cpu["old"])
+        + "; new: "
+        + " ".join(f"{x:.1f}" for x in cpu["new"])
+    )
 
 
 def writes_and_lookups(tmp: Path, rounds: int) -> None:
@@ -255,19 +272,39 @@ def writes_and_lookups(tmp: Path, rounds: int) -> None:
         for name, (writer, target) in variants.items():
             with patch.object(session, "OutcomeWriter", writer):  # what ``run`` writes its outcomes with
                 c0 = time.process_time()
-                run(RunOptions(out=tmp / f"run-wl-{name}-{r}", suite_dir=str(suite), repetitions=100,
-                               cache_root=tmp / "prepared", progress="none", concurrency={"slowp": 64}),
-                    targets=[target()])
+                run(
+                    RunOptions(
+                        out=tmp / f"run-wl-{name}-{r}",
+                        suite_dir=str(suite),
+                        repetitions=100,
+                        cache_root=tmp / "prepared",
+                        progress="none",
+                        concurrency={"slowp": 64},
+                    ),
+                    targets=[target()],
+                )
                 if r:  # the first round warms the preparation cache
                     cpu[name].append((time.process_time() - c0) / 5000 * 1e6)
     med = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
-    show(f"rabench run, 5,000 units of 2 ms, writes and stats, CPU/unit (median of {rounds})",
-         med["old"], med["new"])
-    print("  rounds, old: " + " ".join(f"{x:.1f}" for x in cpu["old"])
-          + "; new: " + " ".join(f"{x:.1f}" for x in cpu["new"]))
+    show(f"rabench run, 5,000 units of 2 ms, writes and stats, CPU/unit (median of {rounds})", med["old"], med["new"])
+    print(
+        "  rounds, old: "
+        + " ".join(f"{x:.1f}" for x in cpu["old"])
+        + "; new: "
+        + " ".join(f"{x:.1f}" for x in cpu["new"])
+    )
 
-    line = Outcome(run_id="r", case_id="c0001", target="diy:openai-compatible:fake-vl", repetition=3,
-                   status="ok", attempts=1, latency_s=0.0123, verdict=Verdict(), finished_at=time.time())
+    line = Outcome(
+        run_id="r",
+        case_id="c0001",
+        target="diy:openai-compatible:fake-vl",
+        repetition=3,
+        status="ok",
+        attempts=1,
+        latency_s=0.0123,
+        verdict=Verdict(),
+        finished_at=time.time(),
+    )
     each, per_pass = EachWrite(tmp / "each.jsonl"), outcomes.OutcomeWriter(tmp / "pass.jsonl")
 
     async def eight_a_pass(w: outcomes.OutcomeWriter, n: int) -> float:
@@ -331,12 +368,24 @@ def per_run(tmp: Path, before: str, rounds: int) -> None:
     real = root.resolve()
     new_run.git_commit()  # the cached one asks git once, as a process's first run does
     pieces: list[tuple[str, Callable[[], object], Callable[[], object], int]] = [
-        ("a case's path resolved in the suite folder", lambda: old_suite.resolve_in_suite(root, "r7.png", real),
-         lambda: new_suite.resolve_in_suite(root, "r7.png", real), 500),
-        ("streaming pass over the suite, 50 cases", lambda: list(old_suite.open_suite(suite).cases()),
-         lambda: list(new_suite.open_suite(suite).cases()), 20),
-        ("vetting pass (duplicate keys), 50 cases", lambda: list(old_suite.open_suite(suite).cases(check_keys=True)),
-         lambda: list(new_suite.open_suite(suite).cases(check_keys=True)), 20),
+        (
+            "a case's path resolved in the suite folder",
+            lambda: old_suite.resolve_in_suite(root, "r7.png", real),
+            lambda: new_suite.resolve_in_suite(root, "r7.png", real),
+            500,
+        ),
+        (
+            "streaming pass over the suite, 50 cases",
+            lambda: list(old_suite.open_suite(suite).cases()),
+            lambda: list(new_suite.open_suite(suite).cases()),
+            20,
+        ),
+        (
+            "vetting pass (duplicate keys), 50 cases",
+            lambda: list(old_suite.open_suite(suite).cases(check_keys=True)),
+            lambda: list(new_suite.open_suite(suite).cases(check_keys=True)),
+            20,
+        ),
         ("a new run's cache, 50 prepared images on disk", fresh_cache(old_cache), fresh_cache(new_cache), 5),
         ("run.json's git commit", old_run.git_commit, new_run.git_commit, 5),
     ]
@@ -395,10 +444,13 @@ def session(rounds: int) -> None:
 
     def make(name: str) -> aiohttp.ClientSession:
         if name == "before":
-            return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc, limit_per_host=conc),
-                                         timeout=aiohttp.ClientTimeout(total=210.0, sock_connect=30.0))
-        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=conc),
-                                     timeout=aiohttp.ClientTimeout(total=None, sock_connect=30.0))
+            return aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=conc, limit_per_host=conc),
+                timeout=aiohttp.ClientTimeout(total=210.0, sock_connect=30.0),
+            )
+        return aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=conc), timeout=aiohttp.ClientTimeout(total=None, sock_connect=30.0)
+        )
 
     async def posts(s: aiohttp.ClientSession, calls: int) -> None:
         it = iter(range(calls))
@@ -440,8 +492,13 @@ def session(rounds: int) -> None:
         fake.wait(10)
     med = {k: sorted(v)[len(v) // 2] for k, v in cpu.items()}
     show(f"a post to the fake provider, CPU (median of {rounds})", med["before"], med["after"])
-    print("  rounds, before: " + " ".join(f"{x:.1f}" for x in cpu["before"])
-          + "; after: " + " ".join(f"{x:.1f}" for x in cpu["after"]) + f"; load average {os.getloadavg()[0]:.1f}")
+    print(
+        "  rounds, before: "
+        + " ".join(f"{x:.1f}" for x in cpu["before"])
+        + "; after: "
+        + " ".join(f"{x:.1f}" for x in cpu["after"])
+        + f"; load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 def call_counts(tmp: Path) -> None:
@@ -478,8 +535,14 @@ def call_counts(tmp: Path) -> None:
         config = cfg.with_overrides(cfg.TargetsConfig(), None, {"openai-compatible": conc})
         t = make_target(tid, config)
         b64 = base64.b64encode(reqs[0].prepared.read_bytes()).decode()
-        built = t._wire.build(t.settings, "sk-bench-0123456789", "fake-vl", t._prompt, b64,  # type: ignore[attr-defined]
-                              reqs[0].prepared_media_type)
+        built = t._wire.build(
+            t.settings,
+            "sk-bench-0123456789",
+            "fake-vl",
+            t._prompt,
+            b64,  # type: ignore[attr-defined]
+            reqs[0].prepared_media_type,
+        )
         body = msgspec.json.encode(built.body)
         current_open = DiyTarget.open
 
@@ -489,8 +552,8 @@ def call_counts(tmp: Path) -> None:
                 self._session = aiohttp.ClientSession(
                     connector=aiohttp.TCPConnector(limit=k, limit_per_host=k),
                     # DiyTarget's old default timeout_s (180 s) + 30 s (the attribute is gone since 2420b7f)
-                    timeout=aiohttp.ClientTimeout(total=180.0 + 30.0,
-                                                  sock_connect=self.settings.connect_timeout_s))
+                    timeout=aiohttp.ClientTimeout(total=180.0 + 30.0, sock_connect=self.settings.connect_timeout_s),
+                )
 
         def load_side(open_: Any) -> Callable[[], None]:
             def go() -> None:
@@ -508,9 +571,11 @@ def call_counts(tmp: Path) -> None:
 
             return go
 
-        sides = {"bare aiohttp loop": lambda: asyncio.run(bare(built.url, body, built.headers, n, conc)),
-                 "load path, the session before": load_side(old_open),
-                 "load path, the session now": load_side(current_open)}
+        sides = {
+            "bare aiohttp loop": lambda: asyncio.run(bare(built.url, body, built.headers, n, conc)),
+            "load path, the session before": load_side(old_open),
+            "load path, the session now": load_side(current_open),
+        }
         for what, fn in sides.items():
             fn()  # warm
             prof = cProfile.Profile()
@@ -527,8 +592,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", default="7e1493d", help="the commit whose answer.py and execute.py are 'before'")
     ap.add_argument("--rounds", type=int, default=9, help="rounds of the workers comparison")
-    ap.add_argument("--only", choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run", "session", "call-counts"],
-                    help="just this piece")
+    ap.add_argument(
+        "--only",
+        choices=["answers", "bodies", "lookups", "calls", "workers", "writes", "per-run", "session", "call-counts"],
+        help="just this piece",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rabench-diy-pieces-") as name:
         tmp = Path(name)

@@ -107,8 +107,19 @@ def main() -> int:
         if suite is None:
             suite = Path(tmp) / "suite"
             subprocess.run(
-                [sys.executable, "-m", "rabench", "cases", "generate", "--split", "dev", "--size", "quick",
-                 "--out", str(suite)],
+                [
+                    sys.executable,
+                    "-m",
+                    "rabench",
+                    "cases",
+                    "generate",
+                    "--split",
+                    "dev",
+                    "--size",
+                    "quick",
+                    "--out",
+                    str(suite),
+                ],
                 check=True,
             )
         result = asyncio.run(_run(suite, args.workers, args.limit, Path(tmp) / "prepared"))

@@ -44,20 +44,45 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="rabench-hostile-"))
     files = [("good_first", "good0.jpg", receipt_jpeg(1), "image/jpeg")]
     files += [(kind, HOSTILE[kind][0], build(kind), HOSTILE[kind][1]) for kind in HOSTILE]
-    files += [("good_last_1", "good1.png", receipt_png(2), "image/png"),
-              ("good_last_2", "good2.jpg", receipt_jpeg(3), "image/jpeg")]
+    files += [
+        ("good_last_1", "good1.png", receipt_png(2), "image/png"),
+        ("good_last_2", "good2.jpg", receipt_jpeg(3), "image/jpeg"),
+    ]
     suite = write_suite(tmp / "suite", files)
     config = tmp / "targets.toml"
-    config.write_text('[defaults]\ntimeout_s = 60\n[self]\nworkers = 1\ntoday = "2025-06-01"\n'
-                      "[providers.openai-compatible]\nconcurrency = 4\n")
+    config.write_text(
+        '[defaults]\ntimeout_s = 60\n[self]\nworkers = 1\ntoday = "2025-06-01"\n'
+        "[providers.openai-compatible]\nconcurrency = 4\n"
+    )
     profile = Profile(seed=0, default=ModelProfile(latency=Latency(ms=1)))
     with BackgroundFakeProvider(profile) as fake:
         env = child_env({**fake.env(), "OPENAI_COMPATIBLE_API_KEY": "sk-test-hostile-0000000000"})
         done = run_measured(
-            rabench_cmd("run", "--suite", str(suite), "--out", str(tmp / "run"), "--config", str(config),
-                        "--target", "self", "--target", DIY, "--concurrency", "self=1", "--progress", "none",
-                        "--cache", str(tmp / "cache")),
-            env=env, cwd=ROOT, timeout_s=600, stdout_path=tmp / "stdout.txt", stderr_path=tmp / "stderr.txt")
+            rabench_cmd(
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp / "run"),
+                "--config",
+                str(config),
+                "--target",
+                "self",
+                "--target",
+                DIY,
+                "--concurrency",
+                "self=1",
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp / "cache"),
+            ),
+            env=env,
+            cwd=ROOT,
+            timeout_s=600,
+            stdout_path=tmp / "stdout.txt",
+            stderr_path=tmp / "stderr.txt",
+        )
     if done.rc != 0:
         raise SystemExit(f"run failed (exit {done.rc}): {done.stderr[-500:]}")
     engine_s = {o.case_id: o.latency_s or 0.0 for o in outcomes(tmp / "run") if o.target == "self"}
@@ -78,11 +103,15 @@ def main() -> None:
     anyio.run(alone)
     cache.close()
     per_file = {cid: prep_s[cid] + engine_s.get(cid, 0.0) for cid in prep_s}
-    print(f"run: {len(files)} files x 2 targets in {done.elapsed_s:.1f} s, exit {done.rc}; "
-          f"peak RSS of the process tree {done.tree_rss_mb:.0f} MB (main process {done.max_rss_mb:.0f} MB)")
+    print(
+        f"run: {len(files)} files x 2 targets in {done.elapsed_s:.1f} s, exit {done.rc}; "
+        f"peak RSS of the process tree {done.tree_rss_mb:.0f} MB (main process {done.max_rss_mb:.0f} MB)"
+    )
     for cid in sorted(per_file, key=per_file.get, reverse=True):
-        print(f"  {cid:18s} {per_file[cid]:6.2f} s  (preparation {prep_s[cid]:.2f} s, engine "
-              f"{engine_s.get(cid, 0.0):.2f} s; self: {statuses.get((cid, 'self'))})")
+        print(
+            f"  {cid:18s} {per_file[cid]:6.2f} s  (preparation {prep_s[cid]:.2f} s, engine "
+            f"{engine_s.get(cid, 0.0):.2f} s; self: {statuses.get((cid, 'self'))})"
+        )
     slowest = max(per_file, key=per_file.get)
     print(f"longest file: {slowest} {per_file[slowest]:.2f} s")
 

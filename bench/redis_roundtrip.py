@@ -55,6 +55,7 @@ async def _gate_us(gate: ProviderGate, calls: int, concurrency: int) -> float:
 
 def gate_us(url: str | None, calls: int, concurrency: int, rounds: int) -> tuple[float, float]:
     """(us per acquire+release, Redis round trips per call: 2 unless a call found the cap full)."""
+
     async def main() -> tuple[float, float]:
         gate = ProviderGate(f"bench-{concurrency}", Limits(concurrency=concurrency, rpm=RPM, shared=url))
         try:
@@ -114,14 +115,24 @@ def fingerprints(n: int, lookalikes: bool, seed: int = 3) -> list[tuple[str, Fin
     for i in range(n):
         if lookalikes and i >= 4 and i % 4 == 0:
             ref, old = out[rng.randrange(len(out))]
-            fp = Fingerprint(sha256=f"{rng.getrandbits(256):064x}", phash=old.phash ^ 1, merchant=old.merchant,
-                             date=old.date, total=old.total, receipt_number=old.receipt_number, items=old.items)
+            fp = Fingerprint(
+                sha256=f"{rng.getrandbits(256):064x}",
+                phash=old.phash ^ 1,
+                merchant=old.merchant,
+                date=old.date,
+                total=old.total,
+                receipt_number=old.receipt_number,
+                items=old.items,
+            )
         else:
             fp = Fingerprint(
-                sha256=f"{rng.getrandbits(256):064x}", phash=rng.getrandbits(64), merchant=f"shop {i}",
+                sha256=f"{rng.getrandbits(256):064x}",
+                phash=rng.getrandbits(64),
+                merchant=f"shop {i}",
                 date=f"2024-{1 + rng.randrange(12):02d}-{1 + rng.randrange(28):02d}" if lookalikes else f"d{i}",
                 total=rng.randrange(100, 100000) + (0 if lookalikes else 10**6 * i),
-                receipt_number=f"n{i}", items=tuple(sorted(rng.randrange(100, 5000) for _ in range(3))),
+                receipt_number=f"n{i}",
+                items=tuple(sorted(rng.randrange(100, 5000) for _ in range(3))),
             )
         out.append((f"c{i}", fp))
     return out
@@ -154,8 +165,10 @@ def main(argv: list[str] | None = None) -> None:
             local, _ = gate_us(None, args.calls, conc, args.rounds)
             server_us(url)
             shared, trips = gate_us(url, args.calls, conc, args.rounds)
-            print(f"gate acquire+release, {conc} at once: in-process {local:8.1f}   shared (Redis) {shared:8.1f}"
-                  f"   ratio {shared / local:6.1f}x   ({trips:.2f} round trips per call; {server_us(url)})")
+            print(
+                f"gate acquire+release, {conc} at once: in-process {local:8.1f}   shared (Redis) {shared:8.1f}"
+                f"   ratio {shared / local:6.1f}x   ({trips:.2f} round trips per call; {server_us(url)})"
+            )
         for kind, lookalikes in (("no shared key", False), ("look-alikes", True)):
             entries = fingerprints(args.fingerprints, lookalikes)
             mem, m_found = store_us(lambda r: MemoryStore(), entries, args.rounds)
@@ -163,8 +176,10 @@ def main(argv: list[str] | None = None) -> None:
             server_us(url)
             red, r_found = store_us(lambda r: RedisStore(url, f"bench-{kind}", r), entries, args.rounds)
             assert m_found == r_found == s_found, (m_found, r_found, s_found)
-            print(f"lookup_and_add, {len(entries)} {kind} ({r_found} matches): memory {mem:8.1f}   "
-                  f"sqlite {sql:8.1f}   redis {red:8.1f}   redis/memory {red / mem:6.1f}x   ({server_us(url)})")
+            print(
+                f"lookup_and_add, {len(entries)} {kind} ({r_found} matches): memory {mem:8.1f}   "
+                f"sqlite {sql:8.1f}   redis {red:8.1f}   redis/memory {red / mem:6.1f}x   ({server_us(url)})"
+            )
 
 
 if __name__ == "__main__":

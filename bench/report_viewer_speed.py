@@ -43,8 +43,10 @@ def receipts(folder: Path, n_distinct: int = 40) -> list[Path]:
         img = Image.new("RGB", (720, 1600), (246, 244, 238))
         d = ImageDraw.Draw(img)
         for y in range(60, 1540, 34):
-            words = " ".join("".join(chr(65 + int(c)) for c in rng.integers(0, 26, int(rng.integers(3, 9))))
-                             for _ in range(int(rng.integers(2, 6))))
+            words = " ".join(
+                "".join(chr(65 + int(c)) for c in rng.integers(0, 26, int(rng.integers(3, 9))))
+                for _ in range(int(rng.integers(2, 6)))
+            )
             d.text((40, y), words, fill=(30, 30, 30))
             d.text((560, y), f"{rng.uniform(1, 90):.2f}", fill=(30, 30, 30))
         path = folder / f"template-{k}.jpg"
@@ -76,9 +78,15 @@ def measure(html: Path, tries: int) -> dict[str, float]:
     from playwright.sync_api import sync_playwright
 
     loads, filters = [], {}
-    steps = [("stratum", "v-stratum", "1"), ("target+status", "v-target", "0"), ("status", "v-status", "wrong"),
-             ("disagreements", "v-dis", True), ("search", "v-q", "c0001"), ("clear search", "v-q", ""),
-             ("all again", "v-dis", False)]
+    steps = [
+        ("stratum", "v-stratum", "1"),
+        ("target+status", "v-target", "0"),
+        ("status", "v-status", "wrong"),
+        ("disagreements", "v-dis", True),
+        ("search", "v-q", "c0001"),
+        ("clear search", "v-q", ""),
+        ("all again", "v-dis", False),
+    ]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"])
         for _ in range(tries):
@@ -111,8 +119,10 @@ def main() -> None:
         size = html.stat().st_size
         cases = (html.parent / "cases.json").stat().st_size
         timings.update(measure(html, args.tries))
-    print(f"{args.cases} cases x {args.targets} targets x {args.reps} repetitions: report.html "
-          f"{size / 1e6:.1f} MB (cases.json {cases / 1e6:.1f} MB)")
+    print(
+        f"{args.cases} cases x {args.targets} targets x {args.reps} repetitions: report.html "
+        f"{size / 1e6:.1f} MB (cases.json {cases / 1e6:.1f} MB)"
+    )
     for k, v in timings.items():
         print(f"  {k:<24} {v:.3f}")
 

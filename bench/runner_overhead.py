@@ -56,8 +56,13 @@ def make_suite(root: Path, n: int) -> Path:
             Image.new("RGB", (8, 8), (i % 256, (i // 256) % 256, 0)).save(buf, "JPEG")
             data = buf.getvalue()
             (root / f"f{i}.jpg").write_bytes(data)
-            case = Case(id=f"c{i:05d}", file=f"f{i}.jpg", sha256=hashlib.sha256(data).hexdigest(),
-                        media_type="image/jpeg", label=label)
+            case = Case(
+                id=f"c{i:05d}",
+                file=f"f{i}.jpg",
+                sha256=hashlib.sha256(data).hexdigest(),
+                media_type="image/jpeg",
+                label=label,
+            )
             fh.write(enc.encode(case) + b"\n")
     return root
 
@@ -86,10 +91,22 @@ async def bare_loop(units: int, concurrency: int, out: Path, target: str, call) 
             try:
                 t0 = time.monotonic()
                 v = await call(i)
-                fh.write(enc.encode(Outcome(run_id="bare", case_id=f"c{i % 1000:05d}", target=target,
-                                            repetition=i // 1000, status="ok", attempts=1,
-                                            latency_s=time.monotonic() - t0, verdict=v,
-                                            finished_at=time.time())) + b"\n")
+                fh.write(
+                    enc.encode(
+                        Outcome(
+                            run_id="bare",
+                            case_id=f"c{i % 1000:05d}",
+                            target=target,
+                            repetition=i // 1000,
+                            status="ok",
+                            attempts=1,
+                            latency_s=time.monotonic() - t0,
+                            verdict=v,
+                            finished_at=time.time(),
+                        )
+                    )
+                    + b"\n"
+                )
             finally:
                 sem.release()
 
@@ -125,15 +142,30 @@ def part_null(tmp: Path, units: int, concurrency: int, rounds: int) -> dict:
         assert out.read_bytes().count(b"\n") == n
 
         t0 = time.perf_counter()
-        summary = run(RunOptions(out=tmp / "runs" / f"null-{r}", suite_dir=str(suite), target_ids=["null"],
-                                 repetitions=reps, concurrency={"null": concurrency},
-                                 cache_root=tmp / "cache", progress="plain", progress_interval=1.0))
+        summary = run(
+            RunOptions(
+                out=tmp / "runs" / f"null-{r}",
+                suite_dir=str(suite),
+                target_ids=["null"],
+                repetitions=reps,
+                concurrency={"null": concurrency},
+                cache_root=tmp / "cache",
+                progress="plain",
+                progress_interval=1.0,
+            )
+        )
         rab_t.append(time.perf_counter() - t0)
         assert summary.statuses == {"null": {"ok": n}}, summary.statuses
     bare, rab = min(bare_t), min(rab_t)
-    return {"units": n, "bare_us": bare / n * 1e6, "rabench_us": rab / n * 1e6, "prep_s": prep_s,
-            "ratio": rab / bare, "all_bare_us": [t / n * 1e6 for t in bare_t],
-            "all_rabench_us": [t / n * 1e6 for t in rab_t]}
+    return {
+        "units": n,
+        "bare_us": bare / n * 1e6,
+        "rabench_us": rab / n * 1e6,
+        "prep_s": prep_s,
+        "ratio": rab / bare,
+        "all_bare_us": [t / n * 1e6 for t in bare_t],
+        "all_rabench_us": [t / n * 1e6 for t in rab_t],
+    }
 
 
 # ---------------------------------------------------------------- part 2: HTTP
@@ -222,18 +254,32 @@ def part_http(tmp: Path, calls: int, concurrency: int, rounds: int) -> dict:
             asyncio.run(bare_http(url, n, concurrency, tmp / f"bare-http-{r}.jsonl"))
             bare_t.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            summary = run(RunOptions(out=tmp / "runs" / f"http-{r}", suite_dir=str(suite), repetitions=reps,
-                                     concurrency={"bench-http": concurrency}, cache_root=tmp / "cache",
-                                     progress="plain", progress_interval=1.0),
-                          targets=[BenchHttpTarget(url)])
+            summary = run(
+                RunOptions(
+                    out=tmp / "runs" / f"http-{r}",
+                    suite_dir=str(suite),
+                    repetitions=reps,
+                    concurrency={"bench-http": concurrency},
+                    cache_root=tmp / "cache",
+                    progress="plain",
+                    progress_interval=1.0,
+                ),
+                targets=[BenchHttpTarget(url)],
+            )
             rab_t.append(time.perf_counter() - t0)
             assert summary.statuses == {"bench-http": {"ok": n}}, summary.statuses
     finally:
         server.terminate()
         server.join(10)
     bare, rab = min(bare_t), min(rab_t)
-    return {"calls": n, "bare_per_s": n / bare, "rabench_per_s": n / rab, "share": bare / rab,
-            "all_bare_per_s": [n / t for t in bare_t], "all_rabench_per_s": [n / t for t in rab_t]}
+    return {
+        "calls": n,
+        "bare_per_s": n / bare,
+        "rabench_per_s": n / rab,
+        "share": bare / rab,
+        "all_bare_per_s": [n / t for t in bare_t],
+        "all_rabench_per_s": [n / t for t in rab_t],
+    }
 
 
 def main() -> int:
@@ -246,20 +292,31 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="rabench-overhead-") as tmp:
         p1 = part_null(Path(tmp), args.units, args.concurrency, args.rounds)
-        print(f"null target, {p1['units']:,} units, concurrency {args.concurrency} "
-              f"(cache warm-up {p1['prep_s']:.1f} s, not counted):")
+        print(
+            f"null target, {p1['units']:,} units, concurrency {args.concurrency} "
+            f"(cache warm-up {p1['prep_s']:.1f} s, not counted):"
+        )
         print(f"  bare asyncio loop : {p1['bare_us']:6.1f} us/call")
         print(f"  rabench run       : {p1['rabench_us']:6.1f} us/call  ({p1['ratio']:.2f}x bare)")
-        print("  every round (us/call): bare " + ", ".join(f"{x:.1f}" for x in p1["all_bare_us"])
-              + "; rabench " + ", ".join(f"{x:.1f}" for x in p1["all_rabench_us"]))
+        print(
+            "  every round (us/call): bare "
+            + ", ".join(f"{x:.1f}" for x in p1["all_bare_us"])
+            + "; rabench "
+            + ", ".join(f"{x:.1f}" for x in p1["all_rabench_us"])
+        )
         if args.http_calls:
             p2 = part_http(Path(tmp), args.http_calls, args.http_concurrency, args.rounds)
-            print(f"HTTP (aiohttp server in another process), {p2['calls']:,} calls, "
-                  f"concurrency {args.http_concurrency}:")
+            print(
+                f"HTTP (aiohttp server in another process), {p2['calls']:,} calls, concurrency {args.http_concurrency}:"
+            )
             print(f"  bare aiohttp loop : {p2['bare_per_s']:8.0f} calls/s")
             print(f"  rabench run       : {p2['rabench_per_s']:8.0f} calls/s  ({p2['share']:.0%} of bare)")
-            print("  every round (calls/s): bare " + ", ".join(f"{x:.0f}" for x in p2["all_bare_per_s"])
-                  + "; rabench " + ", ".join(f"{x:.0f}" for x in p2["all_rabench_per_s"]))
+            print(
+                "  every round (calls/s): bare "
+                + ", ".join(f"{x:.0f}" for x in p2["all_bare_per_s"])
+                + "; rabench "
+                + ", ".join(f"{x:.0f}" for x in p2["all_rabench_per_s"])
+            )
     print(f"(python {sys.version.split()[0]}, {os.cpu_count()} cpus)")
     return 0
 

@@ -60,17 +60,36 @@ def make_suite(root: Path, n: int, files: int = 20) -> Path:
         fh.write(enc.encode(SuiteHeader(suite="receipt", name="scale")) + b"\n")
         for i in range(n):
             k = i % files
-            fh.write(enc.encode(Case(id=f"c{i:07d}", file=f"f{k}.jpg", sha256=shas[k],
-                                     media_type="image/jpeg", label=label)) + b"\n")
+            fh.write(
+                enc.encode(Case(id=f"c{i:07d}", file=f"f{k}.jpg", sha256=shas[k], media_type="image/jpeg", label=label))
+                + b"\n"
+            )
     return root
 
 
 def run_once(tmp: Path, suite: Path, repeat: int) -> tuple[float, float, int, float]:
     """(peak RSS MB, seconds, units written, CPU seconds) of one ``rabench run`` process."""
     out = tmp / f"run-r{repeat}"
-    argv = [sys.executable, "-c", PROBE, "run", "--suite", str(suite), "--target", "null",
-            "--repeat", str(repeat), "--out", str(out), "--progress", "none",
-            "--cache", str(tmp / "cache"), "--concurrency", "null=64"]
+    argv = [
+        sys.executable,
+        "-c",
+        PROBE,
+        "run",
+        "--suite",
+        str(suite),
+        "--target",
+        "null",
+        "--repeat",
+        str(repeat),
+        "--out",
+        str(out),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp / "cache"),
+        "--concurrency",
+        "null=64",
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - t0
@@ -118,8 +137,11 @@ def scorer(sizes: list[int]) -> None:
                 first = (count, inner, whole)
             else:
                 grown = count - first[0]
-                print(f"   per outcome from {first[0]:,}: score_runs {(inner - first[1]) * 1048576 / grown:,.0f} B, "
-                      f"rabench score {(whole - first[2]) * 1048576 / grown:,.0f} B", flush=True)
+                print(
+                    f"   per outcome from {first[0]:,}: score_runs {(inner - first[1]) * 1048576 / grown:,.0f} B, "
+                    f"rabench score {(whole - first[2]) * 1048576 / grown:,.0f} B",
+                    flush=True,
+                )
 
 
 def main() -> None:
@@ -139,8 +161,10 @@ def main() -> None:
         # the process start-up and suite planning every run pays once
         # CPU: the process's own user + system time (on a shared machine wall time mostly says
         # how busy the other processes were)
-        print(f"{'units':>10} {'peak RSS MB':>12} {'x first':>8} {'wall s':>8} {'marginal us/unit':>17} "
-              f"{'CPU s':>7} {'marginal CPU us/unit':>21}")
+        print(
+            f"{'units':>10} {'peak RSS MB':>12} {'x first':>8} {'wall s':>8} {'marginal us/unit':>17} "
+            f"{'CPU s':>7} {'marginal CPU us/unit':>21}"
+        )
         first: tuple[float, float, int, float] | None = None
         for r in (int(x) for x in args.repeats.split(",")):
             rss, wall, units, cpu = run_once(tmp, suite, r)
@@ -149,8 +173,11 @@ def main() -> None:
             grown = units - first[2]
             marginal = ((wall - first[1]) / grown * 1e6) if grown > 0 else float("nan")
             marginal_cpu = ((cpu - first[3]) / grown * 1e6) if grown > 0 else float("nan")
-            print(f"{units:>10,} {rss:>12.1f} {rss / first[0]:>8.2f} {wall:>8.1f} {marginal:>17.1f} "
-                  f"{cpu:>7.1f} {marginal_cpu:>21.1f}", flush=True)
+            print(
+                f"{units:>10,} {rss:>12.1f} {rss / first[0]:>8.2f} {wall:>8.1f} {marginal:>17.1f} "
+                f"{cpu:>7.1f} {marginal_cpu:>21.1f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

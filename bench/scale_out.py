@@ -81,8 +81,9 @@ def cheap(n: int) -> dict[str, float]:
     out: dict[str, float] = {}
     local = ProcessWorkerPool(2, preload=False)
     try:
-        out["in_process_ms"], out["in_process_round_trip_ms"], out["in_process_coordinator_cpu_ms"] = \
-            asyncio.run(_both(local, n, 4))
+        out["in_process_ms"], out["in_process_round_trip_ms"], out["in_process_coordinator_cpu_ms"] = asyncio.run(
+            _both(local, n, 4)
+        )
     finally:
         local.close()
     from rabench.cluster.ray_pool import RayWorkerPool
@@ -90,8 +91,9 @@ def cheap(n: int) -> dict[str, float]:
     with start_ray_cluster(nodes=2, cpus_per_node=1) as cluster:
         pool = RayWorkerPool(cluster.address)
         try:
-            out["ray_ms"], out["ray_round_trip_ms"], out["ray_coordinator_cpu_ms"] = \
-                asyncio.run(_both(pool, n, pool.workers * pool.depth))
+            out["ray_ms"], out["ray_round_trip_ms"], out["ray_coordinator_cpu_ms"] = asyncio.run(
+                _both(pool, n, pool.workers * pool.depth)
+            )
         finally:
             pool.close()
     out["ray_overhead_ms"] = out["ray_ms"] - out["in_process_ms"]
@@ -122,9 +124,26 @@ def coordinator(suite: str, files: int, rounds: int) -> dict[str, float]:
 
 def _run(suite: str, out: Path, cache: Path, config: Path, *extra: str, target: str = "self") -> float:
     proc = subprocess.run(
-        [sys.executable, "-m", "rabench", "run", "--suite", suite, "--target", target, "--out", str(out),
-         "--cache", str(cache), "--config", str(config), *extra],
-        capture_output=True, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "rabench",
+            "run",
+            "--suite",
+            suite,
+            "--target",
+            target,
+            "--out",
+            str(out),
+            "--cache",
+            str(cache),
+            "--config",
+            str(config),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     if proc.returncode != 0:
         raise SystemExit(f"rabench run failed: {proc.stderr[-2000:]}")
@@ -143,7 +162,8 @@ def engine(suite: str, tmp: Path) -> dict[str, float]:
     for nodes, cpus in ((1, 2), (2, 1)):
         with start_ray_cluster(nodes=nodes, cpus_per_node=cpus) as cluster:
             out[f"ray_{nodes}x{cpus}_receipts_per_s"] = _run(
-                suite, tmp / f"ray{nodes}", cache, config, "--executor", "ray", "--address", cluster.address)
+                suite, tmp / f"ray{nodes}", cache, config, "--executor", "ray", "--address", cluster.address
+            )
     return out
 
 
@@ -152,8 +172,9 @@ def main() -> None:
     ap.add_argument("--suite", default="cases/sample")
     ap.add_argument("--cheap", type=int, default=2000, help="calls of the cheap function per pool")
     ap.add_argument("--no-engine", action="store_true", help="no engine runs (the cheap calls and the coordinator)")
-    ap.add_argument("--coordinator", type=int, default=8, metavar="FILES",
-                    help="analyses whose Verdict step is timed (0: skip)")
+    ap.add_argument(
+        "--coordinator", type=int, default=8, metavar="FILES", help="analyses whose Verdict step is timed (0: skip)"
+    )
     args = ap.parse_args()
     figures: dict[str, object] = {"cpus": os.cpu_count(), "load_before": os.getloadavg()[0]}
     figures["cheap"] = cheap(args.cheap)

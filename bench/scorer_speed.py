@@ -39,7 +39,7 @@ def baseline_rows(scores_auc, scores_thr, case, w, fake_case, genuine_ids, fake_
     rng = np.random.default_rng(0)
     for _ in range(N_BOOT):
         pick = np.concatenate([rng.choice(genuine_ids, genuine_ids.size), rng.choice(fake_ids, fake_ids.size)])
-        runs = np.concatenate([order[starts[c]:ends[c]] for c in pick])
+        runs = np.concatenate([order[starts[c] : ends[c]] for c in pick])
         y = fake_case[case[runs]]
         roc_auc_score(y, scores_auc[runs], sample_weight=w[runs])
         for alpha, _ in FFR_LEVELS:
@@ -61,8 +61,12 @@ def main() -> None:
     ap.add_argument("--targets", type=int, default=10)
     ap.add_argument("--cases", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--baseline-targets", type=int, default=2,
-                    help="targets whose 'all' bootstrapped rows the baseline re-computes (it is slow)")
+    ap.add_argument(
+        "--baseline-targets",
+        type=int,
+        default=2,
+        help="targets whose 'all' bootstrapped rows the baseline re-computes (it is slow)",
+    )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="rabench-scorer-bench-"))
     t0 = time.perf_counter()
@@ -102,8 +106,14 @@ def main() -> None:
         s_thr = np.where(np.isnan(risk), -1.0, risk)
         w = facts.w[sel]
         g_ids, f_ids = np.flatnonzero(~fake_case), np.flatnonzero(fake_case)
-        per = lambda v: np.bincount(facts.case[sel][~np.isnan(v[sel])], weights=v[sel][~np.isnan(v[sel])],  # noqa: E731
-                                    minlength=inp.cases.n)[base] / np.maximum(cnt[base], 1)
+        per = lambda v: (  # noqa: E731
+            np.bincount(
+                facts.case[sel][~np.isnan(v[sel])],
+                weights=v[sel][~np.isnan(v[sel])],
+                minlength=inp.cases.n,
+            )[base]
+            / np.maximum(cnt[base], 1)
+        )
         tp, den = per(facts.li_tp), per(facts.li_pred) + per(facts.li_lab)
         t0 = time.perf_counter()
         auc_runs = kernels.SortedRuns(s_auc, case, fake_case[case], w, base.sum())
@@ -118,15 +128,21 @@ def main() -> None:
         base_s += time.perf_counter() - t0
         n_rows += 5
 
-    print(f"synthetic run: {args.targets} targets x {args.cases} cases x {args.reps} reps = {n_out} outcomes "
-          f"(generated in {gen_s:.1f} s)")
-    print(f"whole report (fresh `rabench score` process, warm numba cache): {whole_s:.2f} s; "
-          f"{len(result.rows)} rows, {n_boot_rows} bootstrapped, rows.json {len(rows) / 1e6:.1f} MB")
+    print(
+        f"synthetic run: {args.targets} targets x {args.cases} cases x {args.reps} reps = {n_out} outcomes "
+        f"(generated in {gen_s:.1f} s)"
+    )
+    print(
+        f"whole report (fresh `rabench score` process, warm numba cache): {whole_s:.2f} s; "
+        f"{len(result.rows)} rows, {n_boot_rows} bootstrapped, rows.json {len(rows) / 1e6:.1f} MB"
+    )
     print("in-process breakdown (s): " + ", ".join(f"{k} {v:.2f}" for k, v in result.timings.items()))
-    print(f"bootstrap, {n_rows} 'all' rows x {N_BOOT} resamples ({args.baseline_targets} targets): "
-          f"kernels {ours_s:.3f} s ({ours_s / n_rows * 1e3:.1f} ms/row), "
-          f"numpy/sklearn baseline {base_s:.1f} s ({base_s / n_rows * 1e3:.0f} ms/row): "
-          f"{base_s / ours_s:.0f}x faster")
+    print(
+        f"bootstrap, {n_rows} 'all' rows x {N_BOOT} resamples ({args.baseline_targets} targets): "
+        f"kernels {ours_s:.3f} s ({ours_s / n_rows * 1e3:.1f} ms/row), "
+        f"numpy/sklearn baseline {base_s:.1f} s ({base_s / n_rows * 1e3:.0f} ms/row): "
+        f"{base_s / ours_s:.0f}x faster"
+    )
     print(f"numba threads: {__import__('numba').get_num_threads()}, cores: {os.cpu_count()}")
 
 

@@ -71,14 +71,20 @@ MAX_ATTEMPTS = 4  # 1 + 3 retries
 
 # --------------------------------------------------------------------------- suite
 
+
 def _png(pixels: bytes, w: int = 8, h: int = 8) -> bytes:
     """An 8-bit RGB PNG written directly (fast, lossless, so distinct pixels give distinct bytes)."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return pack(">I", len(data)) + kind + data + pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    rows = b"".join(b"\x00" + pixels[y * w * 3:(y + 1) * w * 3] for y in range(h))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+    rows = b"".join(b"\x00" + pixels[y * w * 3 : (y + 1) * w * 3] for y in range(h))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows, 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 def build_suite(root: Path, units: int, seed: int) -> list[str]:
@@ -112,13 +118,15 @@ def build_suite(root: Path, units: int, seed: int) -> list[str]:
             path.write_bytes(data)
             sha = hashlib.sha256(data).hexdigest()
             shas.append(sha)
-            fh.write(enc.encode(Case(id=f"c{i:07d}", file=rel, sha256=sha, media_type="image/png",
-                                     label=label)) + b"\n")
+            fh.write(
+                enc.encode(Case(id=f"c{i:07d}", file=rel, sha256=sha, media_type="image/png", label=label)) + b"\n"
+            )
     stamp.write_text(want)
     return shas
 
 
 # --------------------------------------------------------------------------- fake provider
+
 
 class Recorder:
     """Stands in for ``FakeApp.requests``: keeps one character per request per image, not the bodies.
@@ -144,13 +152,17 @@ class Recorder:
 
 def soak_profile(seed: int, hang_s: float, retry_after: str) -> Profile:
     return Profile(
-        name="soak", seed=seed, require_key=True,
-        default=ModelProfile(latency=Latency(dist="uniform", min_ms=1, max_ms=5), mix=MIX,
-                             retry_after=retry_after, hang_s=hang_s),
+        name="soak",
+        seed=seed,
+        require_key=True,
+        default=ModelProfile(
+            latency=Latency(dist="uniform", min_ms=1, max_ms=5), mix=MIX, retry_after=retry_after, hang_s=hang_s
+        ),
     )
 
 
 # --------------------------------------------------------------------------- runner sessions
+
 
 def _rss_kb(pid: int) -> tuple[int, int]:
     """(VmRSS, VmHWM) in kB from /proc, (0, 0) once the process is gone."""
@@ -185,8 +197,9 @@ class LineCounter:
         return self.lines
 
 
-def run_sessions(args: argparse.Namespace, work: Path, suite: Path, env: dict[str, str],
-                 kill_at: list[int]) -> list[dict]:
+def run_sessions(
+    args: argparse.Namespace, work: Path, suite: Path, env: dict[str, str], kill_at: list[int]
+) -> list[dict]:
     """Start the runner, kill -9 it at each point in ``kill_at`` (outcomes written), resume to the end."""
     out = work / "run"
     config = work / "targets.toml"
@@ -195,8 +208,22 @@ def run_sessions(args: argparse.Namespace, work: Path, suite: Path, env: dict[st
         f"[providers.openai-compatible]\nconcurrency = {args.concurrency}\n"
         'api_key_env = "OPENAI_COMPATIBLE_API_KEY"\n'
     )
-    base = [sys.executable, "-m", "rabench", "run", "--out", str(out), "--config", str(config),
-            "--progress", "plain", "--log-every", "10", "--cache", str(work / "cache")]
+    base = [
+        sys.executable,
+        "-m",
+        "rabench",
+        "run",
+        "--out",
+        str(out),
+        "--config",
+        str(config),
+        "--progress",
+        "plain",
+        "--log-every",
+        "10",
+        "--cache",
+        str(work / "cache"),
+    ]
     first = base + ["--suite", str(suite), "--target", TARGET, "--timeout", str(args.timeout)]
     resume = base + ["--resume", "--timeout", str(args.timeout)]
     counter = LineCounter(out / "outcomes.jsonl")
@@ -208,8 +235,14 @@ def run_sessions(args: argparse.Namespace, work: Path, suite: Path, env: dict[st
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         start_lines = counter.poll()
-        info = {"session": len(sessions), "cmd": " ".join(cmd[1:]), "start_outcomes": start_lines,
-                "killed": False, "hwm_kb": 0, "hwm_kb_at_10k_units": None}
+        info = {
+            "session": len(sessions),
+            "cmd": " ".join(cmd[1:]),
+            "start_outcomes": start_lines,
+            "killed": False,
+            "hwm_kb": 0,
+            "hwm_kb_at_10k_units": None,
+        }
         while proc.poll() is None:
             time.sleep(0.1)
             lines = counter.poll()
@@ -239,6 +272,7 @@ def run_sessions(args: argparse.Namespace, work: Path, suite: Path, env: dict[st
 
 
 # --------------------------------------------------------------------------- verification
+
 
 def verify(outcomes_path: Path, shas: list[str], rec: Recorder) -> dict:
     """Compare every outcome with what the fake injected for its unit's requests."""
@@ -301,6 +335,7 @@ def verify(outcomes_path: Path, shas: list[str], rec: Recorder) -> dict:
 
 # --------------------------------------------------------------------------- main
 
+
 def soak(args: argparse.Namespace) -> dict:
     work = Path(args.workdir).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -314,8 +349,9 @@ def soak(args: argparse.Namespace) -> dict:
     build_s = time.monotonic() - t0
     rng = random.Random(args.seed)
     # kill points spread over the run, at least 5% apart
-    kill_at = sorted(int(args.units * (0.1 + 0.8 * (k + rng.random() * 0.8) / max(1, args.kills)))
-                     for k in range(args.kills))
+    kill_at = sorted(
+        int(args.units * (0.1 + 0.8 * (k + rng.random() * 0.8) / max(1, args.kills))) for k in range(args.kills)
+    )
     rec = Recorder()
     profile = soak_profile(args.seed, args.hang, args.retry_after)
     with BackgroundFakeProvider(profile) as fake:
@@ -333,7 +369,8 @@ def soak(args: argparse.Namespace) -> dict:
     # in flight and may have one finished in the loop's last pass, not yet written
     in_flight_cap = 2 * (args.concurrency + max(8, args.concurrency // 4))
     checks = {
-        "one_outcome_per_unit": result["missing"] == 0 and result["duplicates"] == 0
+        "one_outcome_per_unit": result["missing"] == 0
+        and result["duplicates"] == 0
         and result["outcome_lines"] == args.units,
         "statuses_match_injected": result["mismatches"] == 0 and result["statuses"] == result["expected_statuses"],
         "retries_at_most_3": result["max_attempts"] <= MAX_ATTEMPTS,
@@ -342,15 +379,26 @@ def soak(args: argparse.Namespace) -> dict:
         "no_foreign_requests": not rec.other,
     }
     return {
-        "git_commit": _git("rev-parse", "HEAD"), "rabench_uncommitted_changes": bool(_git("status", "--porcelain", "rabench")),
-        "units": args.units, "seed": args.seed, "concurrency": args.concurrency, "timeout_s": args.timeout,
-        "hang_s": args.hang, "kills": args.kills, "kill_at_outcomes": kill_at,
-        "suite_build_s": round(build_s, 1), "run_s": round(run_s, 1),
+        "git_commit": _git("rev-parse", "HEAD"),
+        "rabench_uncommitted_changes": bool(_git("status", "--porcelain", "rabench")),
+        "units": args.units,
+        "seed": args.seed,
+        "concurrency": args.concurrency,
+        "timeout_s": args.timeout,
+        "hang_s": args.hang,
+        "kills": args.kills,
+        "kill_at_outcomes": kill_at,
+        "suite_build_s": round(build_s, 1),
+        "run_s": round(run_s, 1),
         "units_per_s": round(args.units / run_s, 1) if run_s else None,
-        "requests": sum(injected.values()), "injected": injected, "foreign_requests": dict(rec.other),
-        **result, "sessions": sessions,
+        "requests": sum(injected.values()),
+        "injected": injected,
+        "foreign_requests": dict(rec.other),
+        **result,
+        "sessions": sessions,
         "peak_rss_mb": round(max(s["hwm_kb"] for s in sessions) / 1024, 1),
-        "checks": checks, "passed": all(checks.values()),
+        "checks": checks,
+        "passed": all(checks.values()),
     }
 
 
@@ -360,8 +408,9 @@ def _git(*args: str) -> str:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--units", type=int, default=200_000, help="cases in the suite = units of the run (default 200000)")
     p.add_argument("--kills", type=int, default=2, help="kill -9s of the runner at random points (default 2)")
     p.add_argument("--concurrency", type=int, default=128, help="calls in flight (default 128)")

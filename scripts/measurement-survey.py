@@ -67,12 +67,19 @@ def main(argv: list[str] | None = None) -> int:
         gen = [v for v, f in pairs if not f]
         fake = [v for v, f in pairs if f]
         auc = roc_auc_score([0] * len(gen) + [1] * len(fake), gen + fake) if gen and fake else float("nan")
-        over = (f"; over {args.knee}: genuine {sum(v > args.knee for v in gen)}, fakes {sum(v > args.knee for v in fake)}"
-                if args.knee is not None else "")
+        over = (
+            f"; over {args.knee}: genuine {sum(v > args.knee for v in gen)}, fakes {sum(v > args.knee for v in fake)}"
+            if args.knee is not None
+            else ""
+        )
         med = lambda xs: f"{np.median(xs):.2f}" if xs else "-"  # noqa: E731
-        print(f"{capture}: genuine {len(gen)}, fakes {len(fake)}; AUC {auc:.3f}; medians {med(gen)} / {med(fake)}{over}")
+        print(
+            f"{capture}: genuine {len(gen)}, fakes {len(fake)}; AUC {auc:.3f}; medians {med(gen)} / {med(fake)}{over}"
+        )
     for (forge, saved, fake), vs in sorted(by_forge.items()):
-        print(f"  {'fake' if fake else 'genuine'} {forge}/{saved} ({len(vs)}): {', '.join(f'{v:.2f}' for v in sorted(vs))}")
+        print(
+            f"  {'fake' if fake else 'genuine'} {forge}/{saved} ({len(vs)}): {', '.join(f'{v:.2f}' for v in sorted(vs))}"
+        )
     return 0
 
 

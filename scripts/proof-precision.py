@@ -76,8 +76,12 @@ def table(name: str, rows: list[tuple[bool, set[str]]], errors: int, dup: tuple[
     any_gen = sum(1 for f, k in rows if k and not f)
     any_fake = sum(1 for f, k in rows if k and f)
     dups = f"; {dup[0]} duplicate transforms left out ({dup[1]} with `duplicate_match`)" if dup[0] else ""
-    out = [f"**{name}**: {n_gen} genuine, {n_fake} fake base cases, {errors} error outcomes{dups}", "",
-           "| proof type | genuine with it (false proofs) | fakes with it | precision |", "|---|---|---|---|"]
+    out = [
+        f"**{name}**: {n_gen} genuine, {n_fake} fake base cases, {errors} error outcomes{dups}",
+        "",
+        "| proof type | genuine with it (false proofs) | fakes with it | precision |",
+        "|---|---|---|---|",
+    ]
     for k in sorted(set(gen) | set(fake)):
         out.append(f"| `{k}` | {_pct(gen[k], n_gen)} | {fake[k]}/{n_fake} | {_pct(fake[k], fake[k] + gen[k])} |")
     out.append(f"| any proof | {_pct(any_gen, n_gen)} | {any_fake}/{n_fake} | {_pct(any_fake, any_fake + any_gen)} |")

@@ -8,6 +8,7 @@ matches). docs/running.md, "Running on a cluster", has the figures.
 
 usage: python scripts/ray-vs-inprocess.py BASE_RUN SUITE OUT
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -33,9 +34,13 @@ def same(x: Outcome, y: Outcome) -> bool:
         return False
     if vx is None or vy is None:
         return True
-    return (vx.risk == vy.risk and vx.seen_before == vy.seen_before and vx.match_kind == vy.match_kind
-            and msgspec.json.encode(vx.fields) == msgspec.json.encode(vy.fields)
-            and [r.text for r in vx.reasons] == [r.text for r in vy.reasons])
+    return (
+        vx.risk == vy.risk
+        and vx.seen_before == vy.seen_before
+        and vx.match_kind == vy.match_kind
+        and msgspec.json.encode(vx.fields) == msgspec.json.encode(vy.fields)
+        and [r.text for r in vx.reasons] == [r.text for r in vy.reasons]
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -46,11 +51,26 @@ def main(argv: list[str]) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     with start_redis() as url, start_ray_cluster(nodes=2, cpus_per_node=1) as cluster:
         cfg = out.parent / "ray.toml"
-        cfg.write_text(f'[self]\nduplicate_store = "{url}"\n'
-                       f'[executor]\nkind = "ray"\naddress = "{cluster.address}"\n')
+        cfg.write_text(f'[self]\nduplicate_store = "{url}"\n[executor]\nkind = "ray"\naddress = "{cluster.address}"\n')
         t = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "rabench", "run", "--config", str(cfg), "--suite", suite,
-                            "--target", "self", "--out", str(out)], capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "rabench",
+                "run",
+                "--config",
+                str(cfg),
+                "--suite",
+                suite,
+                "--target",
+                "self",
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+        )
         print(f"ray run: exit {r.returncode}, {time.monotonic() - t:.0f} s", r.stderr.strip()[-500:])
     a, b = load(base), load(out)
     lines = len((out / "outcomes.jsonl").read_bytes().splitlines())

@@ -8,6 +8,7 @@ with `rabench cases validate`.
 
 usage: python scripts/suite-subset.py SRC OUT LO HI
 """
+
 from __future__ import annotations
 
 import shutil

@@ -14,6 +14,7 @@ after the thumbnail was made. Every file goes through the engine's own reader
 opinions and the largest local score (1 = the proof bar) on genuine pairs; found edits by the
 edited text's height in thumbnail pixels.
 """
+
 import glob
 import io
 import json
@@ -25,8 +26,14 @@ import piexif
 from PIL import Image, ImageDraw, ImageFont, ImageFilter
 from rabench.engine.provenance.read import read_bytes
 
-FILTERS = {"box": Image.BOX, "bilinear": Image.BILINEAR, "bicubic": Image.BICUBIC, "lanczos": Image.LANCZOS,
-           "nearest": Image.NEAREST, "hamming": Image.HAMMING}
+FILTERS = {
+    "box": Image.BOX,
+    "bilinear": Image.BILINEAR,
+    "bicubic": Image.BICUBIC,
+    "lanczos": Image.LANCZOS,
+    "nearest": Image.NEAREST,
+    "hamming": Image.HAMMING,
+}
 
 
 def jpeg(img, q, exif=None):
@@ -44,29 +51,44 @@ def make_thumb(src, rng):
     if rng.random() < 0.25:  # thumbnail from a slightly different framing (a few px of crop)
         c = rng.uniform(0.0, 0.015)
         w, h = t.size
-        t = t.crop((round(w * c * rng.random()), round(h * c * rng.random()), w - round(w * c * rng.random()), h - round(h * c * rng.random())))
+        t = t.crop(
+            (
+                round(w * c * rng.random()),
+                round(h * c * rng.random()),
+                w - round(w * c * rng.random()),
+                h - round(h * c * rng.random()),
+            )
+        )
         p["crop"] = round(c, 3)
     size = int(rng.choice([160, 160, 160, 256, 320]))
     letter = size == 160 and rng.random() < 0.4
     f = str(rng.choice(list(FILTERS)))
     p.update(size=size, filter=f, letterbox=letter)
     if f == "nearest" or rng.random() < 0.2:
-        t2 = t.copy(); t2.draft("RGB", (size * 2, size * 2))
+        t2 = t.copy()
+        t2.draft("RGB", (size * 2, size * 2))
     box = (size, 120) if letter else (size, size)
     s = min(box[0] / t.width, box[1] / t.height)
     tw, th = max(1, round(t.width * s)), max(1, round(t.height * s))
     t = t.resize((tw, th), FILTERS[f])
     if rng.random() < 0.3:
-        r = rng.choice([0.6, 1.0, 1.5]); pc = int(rng.integers(40, 160))
-        t = t.filter(ImageFilter.UnsharpMask(radius=r, percent=pc, threshold=0)); p["sharpen"] = (r, pc)
+        r = rng.choice([0.6, 1.0, 1.5])
+        pc = int(rng.integers(40, 160))
+        t = t.filter(ImageFilter.UnsharpMask(radius=r, percent=pc, threshold=0))
+        p["sharpen"] = (r, pc)
     if rng.random() < 0.3:
         g = float(rng.uniform(0.75, 1.35))
-        t = t.point(lambda v: round(255 * (v / 255) ** g)); p["gamma"] = round(g, 2)
+        t = t.point(lambda v: round(255 * (v / 255) ** g))
+        p["gamma"] = round(g, 2)
     if rng.random() < 0.15:
-        t = t.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8))); p["soft"] = 1
+        t = t.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8)))
+        p["soft"] = 1
     if letter:
-        canvas = Image.new("RGB", box, "black"); canvas.paste(t, ((box[0] - tw) // 2, (box[1] - th) // 2)); t = canvas
-    q = int(rng.integers(50, 96)); p["tq"] = q
+        canvas = Image.new("RGB", box, "black")
+        canvas.paste(t, ((box[0] - tw) // 2, (box[1] - th) // 2))
+        t = canvas
+    q = int(rng.integers(50, 96))
+    p["tq"] = q
     return jpeg(t, q), p
 
 
@@ -74,19 +96,33 @@ def finish_main(img, rng, p):
     m = img.convert("RGB")
     if rng.random() < 0.3:
         a = np.asarray(m, np.float32) + rng.normal(0, rng.uniform(1, 4), (m.height, m.width, 1))
-        m = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)); p["noise"] = 1
+        m = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+        p["noise"] = 1
     if rng.random() < 0.4:
-        k = float(rng.uniform(0.45, 0.95)); m = m.resize((round(m.width * k), round(m.height * k)), Image.LANCZOS); p["resize"] = round(k, 2)
+        k = float(rng.uniform(0.45, 0.95))
+        m = m.resize((round(m.width * k), round(m.height * k)), Image.LANCZOS)
+        p["resize"] = round(k, 2)
     if rng.random() < 0.3:  # an editor's re-save before the last one
-        m = Image.open(io.BytesIO(jpeg(m, int(rng.integers(70, 96))))); m.load(); p["resaved"] = 1
+        m = Image.open(io.BytesIO(jpeg(m, int(rng.integers(70, 96)))))
+        m.load()
+        p["resaved"] = 1
     p["q"] = int(rng.integers(55, 96))
     return m
 
 
 def exif_for(thumb, orientation=1):
-    return piexif.dump({"0th": {piexif.ImageIFD.Make: "Apple", piexif.ImageIFD.Model: "iPhone 12",
-                                piexif.ImageIFD.Orientation: orientation}, "Exif": {},
-                        "1st": {piexif.ImageIFD.Compression: 6}, "thumbnail": thumb})
+    return piexif.dump(
+        {
+            "0th": {
+                piexif.ImageIFD.Make: "Apple",
+                piexif.ImageIFD.Model: "iPhone 12",
+                piexif.ImageIFD.Orientation: orientation,
+            },
+            "Exif": {},
+            "1st": {piexif.ImageIFD.Compression: 6},
+            "thumbnail": thumb,
+        }
+    )
 
 
 def pair(orig, main, rng):
@@ -118,14 +154,17 @@ def load_sroie(root, ids_below=245):
         for row in open(f"{root}/box/{sid}.csv", encoding="utf-8", errors="replace"):
             parts = row.strip().split(",", 8)
             if len(parts) == 9:
-                xs = [int(v) for v in parts[0:8:2]]; ys = [int(v) for v in parts[1:8:2]]
+                xs = [int(v) for v in parts[0:8:2]]
+                ys = [int(v) for v in parts[1:8:2]]
                 lines.append(((min(xs), min(ys), max(xs), max(ys)), parts[8]))
         out.append((sid, img, key, lines))
     return out
 
 
 def _font(px, bold):
-    return ImageFont.truetype("/usr/share/fonts/truetype/dejavu/" + ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"), max(6, px))
+    return ImageFont.truetype(
+        "/usr/share/fonts/truetype/dejavu/" + ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"), max(6, px)
+    )
 
 
 def repaint(img, box, old, rng):
@@ -137,7 +176,8 @@ def repaint(img, box, old, rng):
     a = np.asarray(g.convert("L"), np.float32)
     x0, y0, x1, y1 = box
     region = a[y0:y1, x0:x1]
-    paper = float(np.percentile(region, 90)); ink = float(np.percentile(region, 5))
+    paper = float(np.percentile(region, 90))
+    ink = float(np.percentile(region, 5))
     d = ImageDraw.Draw(g)
     h = y1 - y0
     font = _font(int(h * 0.85), rng.random() < 0.5)
@@ -187,9 +227,21 @@ def main():
                 orig, edited, vb, change = e
                 t, p = pair(orig, edited, rng)
                 # text height in thumbnail px (the long side of the thumbnail over the image's)
-                scale = p["size"] / max(orig.size) if not p.get("letterbox") else min(p["size"] / orig.width, 120 / orig.height)
-                rows.append({"case": "edit_" + field, "src": "sroie/" + sid, "change": change,
-                             "text_px": round((vb[3] - vb[1]) * scale, 1), **p, **_res(t)})
+                scale = (
+                    p["size"] / max(orig.size)
+                    if not p.get("letterbox")
+                    else min(p["size"] / orig.width, 120 / orig.height)
+                )
+                rows.append(
+                    {
+                        "case": "edit_" + field,
+                        "src": "sroie/" + sid,
+                        "change": change,
+                        "text_px": round((vb[3] - vb[1]) * scale, 1),
+                        **p,
+                        **_res(t),
+                    }
+                )
         print("rep", rep, len(rows), file=sys.stderr)
     with open(out, "w") as fh:
         for r in rows:
@@ -209,19 +261,24 @@ def summary(rows):
         proofs = [r for r in rs if r["mismatch"]]
         opinions = [r for r in rs if not r["mismatch"] and r["local"] >= OPINION_SHARE]
         local = sorted(r["local"] for r in rs)
-        print(f"{case}: {len(rs)} compared ({len(all_case) - len(rs)} not), proof {len(proofs)} "
-              f"({', '.join(sorted({r['kind'] for r in proofs})) or '-'}), opinion {len(opinions)}, "
-              f"local score max {local[-1]:.2f}, 99th percentile {local[int(0.99 * (len(local) - 1))]:.2f}")
+        print(
+            f"{case}: {len(rs)} compared ({len(all_case) - len(rs)} not), proof {len(proofs)} "
+            f"({', '.join(sorted({r['kind'] for r in proofs})) or '-'}), opinion {len(opinions)}, "
+            f"local score max {local[-1]:.2f}, 99th percentile {local[int(0.99 * (len(local) - 1))]:.2f}"
+        )
         if case != "genuine":
             for lo, hi in ((0, 3), (3, 5), (5, 8), (8, 99)):
                 s = [r for r in rs if lo <= r["text_px"] < hi]
-                print(f"  edited text {lo}-{hi} px high in the thumbnail: proof {sum(r['mismatch'] for r in s)}/{len(s)}")
+                print(
+                    f"  edited text {lo}-{hi} px high in the thumbnail: proof {sum(r['mismatch'] for r in s)}/{len(s)}"
+                )
 
 
 def _res(t):
     if t is None:
         return {"checked": False}
     import msgspec
+
     d = msgspec.structs.asdict(t)
     d.pop("boxes", None)
     return d

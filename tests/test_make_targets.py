@@ -24,10 +24,25 @@ def test_make_test_fast_deselects_slow_and_lint_and_make_test_does_not():
 
 def test_the_fast_selection_leaves_out_slow_and_lint_tests_only():
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-         "-m", "not slow and not lint",
-         "tests/test_lint.py", "tests/reliability/test_interrupt.py", "tests/prepare/test_bounds.py"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not slow and not lint",
+            "tests/test_lint.py",
+            "tests/reliability/test_interrupt.py",
+            "tests/prepare/test_bounds.py",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout[-2000:]
     ids = [line for line in done.stdout.splitlines() if "::" in line]
     assert ids and all(i.startswith("tests/prepare/test_bounds.py::") for i in ids), ids

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.lint
 
 
 def test_mypy_strict_is_clean_on_contracts_run_and_score():
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "Success: no issues found" in proc.stdout

@@ -33,14 +33,90 @@ MIN_N = 5
 
 NUMERIC = ("byte_size", "pixels", "jpeg_quality", "luma_mean", "luma_std", "saturation_mean", "submission_age")
 CATEGORICAL = ("format", "exif_present", "software_tag", "font_family")
-SIGNALS = ("format", "byte_size", "pixels", "jpeg_quality", "exif_present", "software_tag", "font_family",
-           "luma_mean", "luma_std", "saturation_mean", "submission_age")
+SIGNALS = (
+    "format",
+    "byte_size",
+    "pixels",
+    "jpeg_quality",
+    "exif_present",
+    "software_tag",
+    "font_family",
+    "luma_mean",
+    "luma_std",
+    "saturation_mean",
+    "submission_age",
+)
 
 # JPEG Annex K luminance table (order is irrelevant: only scaled sums are compared).
-_STD_LUMA = np.array([
-    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
-    14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
-    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99], dtype=np.int64)
+_STD_LUMA = np.array(
+    [
+        16,
+        11,
+        10,
+        16,
+        24,
+        40,
+        51,
+        61,
+        12,
+        12,
+        14,
+        19,
+        26,
+        58,
+        60,
+        55,
+        14,
+        13,
+        16,
+        24,
+        40,
+        57,
+        69,
+        56,
+        14,
+        17,
+        22,
+        29,
+        51,
+        87,
+        80,
+        62,
+        18,
+        22,
+        37,
+        56,
+        68,
+        109,
+        103,
+        77,
+        24,
+        35,
+        55,
+        64,
+        81,
+        104,
+        113,
+        92,
+        49,
+        64,
+        78,
+        87,
+        103,
+        121,
+        120,
+        101,
+        72,
+        92,
+        95,
+        98,
+        112,
+        100,
+        103,
+        99,
+    ],
+    dtype=np.int64,
+)
 
 
 def _ijg_sum(q: int) -> int:
@@ -64,7 +140,7 @@ def auc_ties_half(pos: np.ndarray, neg: np.ndarray) -> float:
         j = i
         while j + 1 < len(sv) and sv[j + 1] == sv[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
         i = j + 1
     r_pos = ranks[: len(pos)].sum()
     return float((r_pos - len(pos) * (len(pos) + 1) / 2.0) / (len(pos) * len(neg)))
@@ -159,8 +235,11 @@ def _signal_auc(signal: str, fake: list[dict], genuine: list[dict]) -> tuple[flo
     if signal in CATEGORICAL:
         worst, which = 0.5, ""
         for cat in sorted(set(map(str, fv)) | set(map(str, gv))):
-            a = oriented(auc_ties_half(np.array([str(v) == cat for v in fv], float),
-                                       np.array([str(v) == cat for v in gv], float)))
+            a = oriented(
+                auc_ties_half(
+                    np.array([str(v) == cat for v in fv], float), np.array([str(v) == cat for v in gv], float)
+                )
+            )
             if a > worst:
                 worst, which = a, cat
         return worst, len(fv), len(gv), which

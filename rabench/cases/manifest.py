@@ -78,7 +78,7 @@ def duplicate_key_problem(raw: bytes) -> str | None:
     if key is None:
         return None
     shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in key[:80])
-    return f"key \"{shown}\" appears twice in one object (which one counts is ambiguous); keep one"
+    return f'key "{shown}" appears twice in one object (which one counts is ambiguous); keep one'
 
 
 def describe_decode_error(exc: msgspec.ValidationError | msgspec.DecodeError) -> str:
@@ -261,6 +261,8 @@ def open_suite(root: str | os.PathLike[str]) -> SuiteReader:
     input, and on a suite of another kind (an ``ap`` suite holds bundles, not receipt cases)."""
     path, manifest, header = suite_folder(root)
     if header.suite != "receipt":  # an AP suite: rabench.cases.ap.manifest.open_ap_suite reads it
-        raise UserError(f"{path}: an {header.suite} suite; this command reads receipt suites only "
-                        "(cases validate and cases audit read both; see docs/ap.md)")
+        raise UserError(
+            f"{path}: an {header.suite} suite; this command reads receipt suites only "
+            "(cases validate and cases audit read both; see docs/ap.md)"
+        )
     return SuiteReader(path, header, file_sha256(manifest))

@@ -133,8 +133,9 @@ def out_of_fold(x: np.ndarray, y: np.ndarray, *, folds: int, seed: int, l2: floa
     return scores
 
 
-def bootstrap_auc(scores: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, alpha: float = 0.05
-                  ) -> tuple[float, float]:
+def bootstrap_auc(
+    scores: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, alpha: float = 0.05
+) -> tuple[float, float]:
     """Percentile interval of the AUC, resampling each suite's cases with replacement."""
     rng = np.random.default_rng([seed, 2])
     pos, neg = scores[y == 1], scores[y == 0]
@@ -142,8 +143,15 @@ def bootstrap_auc(scores: np.ndarray, y: np.ndarray, *, n_boot: int, seed: int, 
     return float(np.quantile(stats, alpha / 2)), float(np.quantile(stats, 1 - alpha / 2))
 
 
-def shift(a: Iterable[Signals], b: Iterable[Signals], *, folds: int = 5, n_boot: int = 1000, seed: int = 0,
-          formats: str = "common") -> ShiftResult:
+def shift(
+    a: Iterable[Signals],
+    b: Iterable[Signals],
+    *,
+    folds: int = 5,
+    n_boot: int = 1000,
+    seed: int = 0,
+    formats: str = "common",
+) -> ShiftResult:
     """Cross-validated AUC of a logistic classifier telling ``b``'s cases (label 1) from ``a``'s."""
     a, b = list(a), list(b)
     fa, fb = Counter(str(r["format"]) for r in a), Counter(str(r["format"]) for r in b)
@@ -173,28 +181,43 @@ def shift(a: Iterable[Signals], b: Iterable[Signals], *, folds: int = 5, n_boot:
     per.sort(key=lambda s: -1.0 if s.auc is None else -s.auc)
     coef, _ = fit_logistic(x, y)
     weights = dict(sorted(zip(names, (float(c) for c in coef)), key=lambda kv: -abs(kv[1])))
-    return ShiftResult(auc=auc, lo=lo, hi=hi, n_a=len(a2), n_b=len(b2), folds=folds, formats=mix,
-                       dropped=(len(a) - len(a2), len(b) - len(b2)), per_signal=per, weights=weights)
+    return ShiftResult(
+        auc=auc,
+        lo=lo,
+        hi=hi,
+        n_a=len(a2),
+        n_b=len(b2),
+        folds=folds,
+        formats=mix,
+        dropped=(len(a) - len(a2), len(b) - len(b2)),
+        per_signal=per,
+        weights=weights,
+    )
 
 
 def describe(res: ShiftResult, name_a: str, name_b: str, *, top: int = 5) -> list[str]:
     """The result as printed lines: AUC with interval, format mix, strongest signals, weights."""
+
     def mix(i: int) -> str:
         n = sum(v[i] for v in res.formats.values()) or 1
         return ", ".join(f"{f.split('/')[-1]} {v[i] * 100 / n:.0f} %" for f, v in res.formats.items() if v[i])
 
-    lines = [f"A = {name_a}: {res.n_a} base cases compared ({res.dropped[0]} left out: format not in B)",
-             f"B = {name_b}: {res.n_b} base cases compared ({res.dropped[1]} left out: format not in A)",
-             f"formats: A {mix(0)}; B {mix(1)}",
-             f"shift AUC {res.auc:.3f} (95 % CI {res.lo:.3f}-{res.hi:.3f}; {res.folds}-fold cross-validated "
-             "logistic regression on the audit's file signals; 0.5 = indistinguishable, 1.0 = fully separable)",
-             "signals that separate most (single-signal AUC, max(auc, 1-auc)):"]
+    lines = [
+        f"A = {name_a}: {res.n_a} base cases compared ({res.dropped[0]} left out: format not in B)",
+        f"B = {name_b}: {res.n_b} base cases compared ({res.dropped[1]} left out: format not in A)",
+        f"formats: A {mix(0)}; B {mix(1)}",
+        f"shift AUC {res.auc:.3f} (95 % CI {res.lo:.3f}-{res.hi:.3f}; {res.folds}-fold cross-validated "
+        "logistic regression on the audit's file signals; 0.5 = indistinguishable, 1.0 = fully separable)",
+        "signals that separate most (single-signal AUC, max(auc, 1-auc)):",
+    ]
     for s in res.per_signal[:top]:
         if s.auc is None:
             continue
         extra = f" (category {s.detail})" if s.detail else ""
         lines.append(f"  {s.signal:<16} {s.auc:.3f}{extra}")
     strongest = [(k, v) for k, v in res.weights.items() if math.isfinite(v)][:top]
-    lines.append("largest standardised weights (positive = more typical of B): "
-                 + ", ".join(f"{k} {v:+.2f}" for k, v in strongest))
+    lines.append(
+        "largest standardised weights (positive = more typical of B): "
+        + ", ".join(f"{k} {v:+.2f}" for k, v in strongest)
+    )
     return lines

@@ -30,8 +30,9 @@ from rabench.errors import UserError
 T = TypeVar("T")
 
 
-def manifest_entries(manifest: Path, decoder: msgspec.json.Decoder[T],
-                     problems: list[str]) -> Iterator[tuple[int, T | None]]:
+def manifest_entries(
+    manifest: Path, decoder: msgspec.json.Decoder[T], problems: list[str]
+) -> Iterator[tuple[int, T | None]]:
     """Each case line of ``manifest`` (after the header) as (line number, case), the case ``None``
     when the line does not decode; decode errors and repeated keys go to ``problems``.
     Shared by the receipt and ap validators, so both word a bad line alike."""
@@ -48,7 +49,9 @@ def manifest_entries(manifest: Path, decoder: msgspec.json.Decoder[T],
         yield lineno, case
 
 
-def file_problem(root: Path, root_real: Path, file: str, sha256: str, check_hashes: bool) -> tuple[Path | None, str | None]:
+def file_problem(
+    root: Path, root_real: Path, file: str, sha256: str, check_hashes: bool
+) -> tuple[Path | None, str | None]:
     """The case file's path inside the suite, or the one-line problem with it (escapes the
     folder, a link loop, missing, or its bytes not those the manifest names)."""
     try:
@@ -116,16 +119,12 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
     for cid, edges in deps.items():
         for kind, other in edges:
             if other not in first_line:
-                problems.append(
-                    f"{where}:{first_line[cid]}: case {cid}: {kind} names unknown case {other}"
-                )
+                problems.append(f"{where}:{first_line[cid]}: case {cid}: {kind} names unknown case {other}")
             elif other == cid:
                 problems.append(f"{where}:{first_line[cid]}: case {cid}: {kind} names itself")
     for cycle in _cycles(deps, first_line):
         head = cycle[0]
-        problems.append(
-            f"{where}:{first_line[head]}: case {head}: dependency cycle {' -> '.join(cycle + [head])}"
-        )
+        problems.append(f"{where}:{first_line[head]}: case {head}: dependency cycle {' -> '.join(cycle + [head])}")
     return count, problems
 
 
@@ -151,7 +150,7 @@ def _cycles(deps: dict[str, list[tuple[str, str]]], known: dict[str, int]) -> li
                     stack.append((nxt, 0))
                     path.append(nxt)
                 elif colour[nxt] == GREY:
-                    found.append(path[path.index(nxt):])
+                    found.append(path[path.index(nxt) :])
             else:
                 colour[node] = BLACK
                 stack.pop()

@@ -61,8 +61,9 @@ def _reusable(suite_dir: Path, what: str) -> bool:
 
 def _suite(size: str, suite_dir: Path, kind: str = "receipt") -> None:
     if not _reusable(suite_dir, "suite"):
-        _stage("suite", ["cases", "generate", "--suite", kind, "--split", "test", "--size", size,
-                         "--out", str(suite_dir)])
+        _stage(
+            "suite", ["cases", "generate", "--suite", kind, "--split", "test", "--size", size, "--out", str(suite_dir)]
+        )
 
 
 def _real_suites(track: bench_real.RealTrack) -> Path:
@@ -70,8 +71,21 @@ def _real_suites(track: bench_real.RealTrack) -> Path:
     print(f"== real: {track.src} read as {track.fmt} (content key {track.key}); suites under {track.root}")
     if not _reusable(track.imported, "real import"):
         _aside(track.imported)
-        _stage("real import", ["cases", "import", "--format", track.fmt, str(track.src), "--out",
-                               str(track.imported), "--tag", f"{DOMAIN_TAG}=real", "--skip-bad"])
+        _stage(
+            "real import",
+            [
+                "cases",
+                "import",
+                "--format",
+                track.fmt,
+                str(track.src),
+                "--out",
+                str(track.imported),
+                "--tag",
+                f"{DOMAIN_TAG}=real",
+                "--skip-bad",
+            ],
+        )
     stale = _stale_forgery(track)
     if stale:
         print(f"== real forge: {track.forged} {stale}; forging again")
@@ -121,15 +135,16 @@ def _forge(track: bench_real.RealTrack) -> None:
     from rabench.cli.cases_forge import default_ocr_cache
 
     try:  # the OCR cache `rabench cases forge` uses: forging again (another seed) skips the OCR
-        made = forge_suite(track.imported, partial, seed=track.seed, progress=progress,
-                           ocr_cache=default_ocr_cache())
+        made = forge_suite(track.imported, partial, seed=track.seed, progress=progress, ocr_cache=default_ocr_cache())
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     partial.rename(track.forged)
     kinds = ", ".join(f"{k} {n}" for k, n in sorted({**made.fakes, **made.controls}.items()))
-    print(f"== real forge: {made.n_fakes} fakes and {made.n_controls} genuine controls from "
-          f"{made.sources} receipts ({kinds})")
+    print(
+        f"== real forge: {made.n_fakes} fakes and {made.n_controls} genuine controls from "
+        f"{made.sources} receipts ({kinds})"
+    )
     for reason, n in sorted({**made.not_made, **made.skipped}.items()):
         print(f"   not made or skipped: {reason} ({n})")
 
@@ -166,13 +181,16 @@ def _headline(rows_path: Path, title: str = "") -> None:
     print("\n" + headline_table(rows))
 
 
-def _runs(suite_dir: Path, prefix: str, targets: list[str], args: argparse.Namespace,
-          config_path: Path, track: str = "") -> list[str]:
+def _runs(
+    suite_dir: Path, prefix: str, targets: list[str], args: argparse.Namespace, config_path: Path, track: str = ""
+) -> list[str]:
     """Run the targets over one suite (self-like and DIY targets apart); resumes a run
     folder that already exists. Returns the run folders."""
     runs: list[str] = []
-    groups = [("self", [t for t in targets if not t.startswith("diy:")], args.repeat),
-              ("diy", [t for t in targets if t.startswith("diy:")], args.diy_repeat)]
+    groups = [
+        ("self", [t for t in targets if not t.startswith("diy:")], args.repeat),
+        ("diy", [t for t in targets if t.startswith("diy:")], args.diy_repeat),
+    ]
     for name, group, repeat in groups:
         if not group:
             continue
@@ -214,14 +232,15 @@ def _run(args: argparse.Namespace) -> int:
     if ap and args.real:
         raise UserError("--real is a receipt track; the ap suite has none (drop --real or --kind ap)")
     if ap and not args.no_baselines and (requested is None or len(targets) < 2):
-        print("== targets: the no-key receipt baselines (null, meta) answer receipts, not AP bundles; "
-              "none added")
+        print("== targets: the no-key receipt baselines (null, meta) answer receipts, not AP bundles; none added")
     elif not args.no_baselines and (requested is None or len(targets) < 2):
         added = [b for b in NO_KEY_BASELINES if b not in targets]
         targets += added
         if added:
-            print(f"== targets: added the no-key baselines {' and '.join(added)} (metadata-only rules; "
-                  "the empty-answer floor), so the report compares something; --no-baselines leaves them out")
+            print(
+                f"== targets: added the no-key baselines {' and '.join(added)} (metadata-only rules; "
+                "the empty-answer floor), so the report compares something; --no-baselines leaves them out"
+            )
     # The real folder is checked first: a wrong path fails in a second, not after the synthetic runs.
     track = bench_real.plan(args.real, args.real_format, args.real_seed) if args.real else None
     run_id = args.run_id or time.strftime("%Y%m%d-%H%M%S")
@@ -235,21 +254,24 @@ def _run(args: argparse.Namespace) -> int:
         if real_runs:
             _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real")])
             (report_dir / "real" / "track.json").write_bytes(
-                msgspec.json.format(msgspec.json.encode(track.record()), indent=1) + b"\n")
+                msgspec.json.format(msgspec.json.encode(track.record()), indent=1) + b"\n"
+            )
             _stage("report (real)", ["report", str(report_dir / "real")])
         _stage("score", ["score", *runs, "--out", str(report_dir)])
         _stage("report", ["report", str(report_dir)])
     except KeyboardInterrupt:
-        print(f"\nbench interrupted; finished work is kept. Resume with --run-id {run_id} "
-              f"(make bench RUN_ID={run_id} ...)", file=sys.stderr)
+        print(
+            f"\nbench interrupted; finished work is kept. Resume with --run-id {run_id} "
+            f"(make bench RUN_ID={run_id} ...)",
+            file=sys.stderr,
+        )
         raise
     _headline(report_dir / "rows.json")
     if real_runs:
         _headline(report_dir / "real" / "rows.json", title="real track")
         _tracks_summary(report_dir)
         print(f"\nreal track: {track.src} ({track.fmt}), forged with seed {track.seed} into {real_suite}")
-    print(f"\nreport: {report_dir / 'report.html'} (also report.md, rows.json"
-          + (", real/" if real_runs else "") + ")")
+    print(f"\nreport: {report_dir / 'report.html'} (also report.md, rows.json" + (", real/" if real_runs else "") + ")")
     print(f"bench took {time.monotonic() - started:.0f} s")
     return 0
 
@@ -271,27 +293,52 @@ def register(sub: argparse._SubParsersAction) -> None:
             "with the same --run-id resumes unfinished runs; Ctrl-C keeps what is done (exit 130)."
         ),
     )
-    p.add_argument("--size", choices=["sample", "quick", "full"], default="quick",
-                   help="suite size to generate/use (default quick)")
-    p.add_argument("--kind", choices=["receipt", "ap"], default="receipt",
-                   help="receipt (default) or ap: the accounts-payable suite in cases/ap-<size>-test "
-                        "(docs/methodology-ap.md); make bench SUITE=ap")
+    p.add_argument(
+        "--size",
+        choices=["sample", "quick", "full"],
+        default="quick",
+        help="suite size to generate/use (default quick)",
+    )
+    p.add_argument(
+        "--kind",
+        choices=["receipt", "ap"],
+        default="receipt",
+        help="receipt (default) or ap: the accounts-payable suite in cases/ap-<size>-test "
+        "(docs/methodology-ap.md); make bench SUITE=ap",
+    )
     p.add_argument("--suite", help="use this suite folder instead of cases/<size>-test")
-    p.add_argument("--targets", help='space-separated target ids, e.g. "self diy:gateway:openai/gpt-5" '
-                   "(default: [bench] targets in the config)")
+    p.add_argument(
+        "--targets",
+        help='space-separated target ids, e.g. "self diy:gateway:openai/gpt-5" '
+        "(default: [bench] targets in the config)",
+    )
     p.add_argument("--repeat", type=int, default=2, help="repetitions for self (default 2)")
     p.add_argument("--diy-repeat", type=int, default=1, help="repetitions for DIY targets (default 1)")
-    p.add_argument("--no-baselines", action="store_true",
-                   help="don't add the no-key baselines meta and null (added by default, and whenever "
-                        "fewer than two targets would run)")
+    p.add_argument(
+        "--no-baselines",
+        action="store_true",
+        help="don't add the no-key baselines meta and null (added by default, and whenever "
+        "fewer than two targets would run)",
+    )
     p.add_argument("--config", default=str(DEFAULT_CONFIG), help="targets config (default bench/targets.toml)")
     p.add_argument("--run-id", help="run id (default: the current time); reuse one to resume")
-    p.add_argument("--real", metavar="DIR",
-                   help="also run a real track: a folder of real labelled receipts in an import format "
-                        "(sroie, cord or folder; see docs/cases.md), imported, forged from and reported "
-                        "beside the synthetic suite")
-    p.add_argument("--real-format", choices=["auto", *bench_real.FORMATS], default="auto",
-                   help="format of --real DIR (default auto: from the folder's layout)")
-    p.add_argument("--real-seed", type=int, default=REAL_SEED,
-                   help=f"seed of the forgeries made from the real receipts (default {REAL_SEED})")
+    p.add_argument(
+        "--real",
+        metavar="DIR",
+        help="also run a real track: a folder of real labelled receipts in an import format "
+        "(sroie, cord or folder; see docs/cases.md), imported, forged from and reported "
+        "beside the synthetic suite",
+    )
+    p.add_argument(
+        "--real-format",
+        choices=["auto", *bench_real.FORMATS],
+        default="auto",
+        help="format of --real DIR (default auto: from the folder's layout)",
+    )
+    p.add_argument(
+        "--real-seed",
+        type=int,
+        default=REAL_SEED,
+        help=f"seed of the forgeries made from the real receipts (default {REAL_SEED})",
+    )
     p.set_defaults(func=_run)

@@ -22,9 +22,11 @@ from rabench.contracts.views import TrackRecord
 from rabench.errors import UserError
 
 FORMATS = ("sroie", "cord", "folder")
-ACCEPTED = ("sroie (img/ with key/ or entities/, or entities/ alone), "
-            "cord (json/ with image/, split folders holding them, or metadata.jsonl), "
-            "folder (receipt files with labels.csv or labels.jsonl)")
+ACCEPTED = (
+    "sroie (img/ with key/ or entities/, or entities/ alone), "
+    "cord (json/ with image/, split folders holding them, or metadata.jsonl), "
+    "folder (receipt files with labels.csv or labels.jsonl)"
+)
 _IMAGE_DIRS = ("img", "images", "image")
 _KEY_DIRS = ("key", "keys", "entities")
 KEY_VERSION = 1  # bump when what goes into the key changes
@@ -60,8 +62,7 @@ def detect_format(src: Path, given: str = "auto") -> str:
     if not found:
         raise UserError(f"--real {src}: not a receipt folder in a format I can import; accepted: {ACCEPTED}")
     if len(found) > 1:
-        raise UserError(f"--real {src}: matches several formats ({', '.join(found)}); "
-                        "choose one with --real-format")
+        raise UserError(f"--real {src}: matches several formats ({', '.join(found)}); choose one with --real-format")
     return found[0]
 
 
@@ -99,17 +100,24 @@ class RealTrack:
     def forged(self) -> Path:
         return self.root / f"forged-seed{self.seed}"
 
-
     def record(self) -> TrackRecord:
         """What reports/ID/real/track.json says about where the real track came from."""
-        return TrackRecord(source=str(self.src), format=self.fmt, content_key=self.key, seed=self.seed,
-                           imported=str(self.imported), forged=str(self.forged))
+        return TrackRecord(
+            source=str(self.src),
+            format=self.fmt,
+            content_key=self.key,
+            seed=self.seed,
+            imported=str(self.imported),
+            forged=str(self.forged),
+        )
 
 
 def describe(record: TrackRecord) -> str:
     """One line for the report from a track.json record."""
-    return (f"receipts from {record.source} ({record.format}, content key "
-            f"{record.content_key}), forged with seed {record.seed} into {record.forged}")
+    return (
+        f"receipts from {record.source} ({record.format}, content key "
+        f"{record.content_key}), forged with seed {record.seed} into {record.forged}"
+    )
 
 
 def plan(src: str, fmt: str, seed: int) -> RealTrack:

@@ -21,8 +21,10 @@ def format_table(res: AuditResult) -> str:
             parts.append(f"{'n/a' if r is None or r.auc is None else f'{r.auc:.3f}':>12}")
         lines.append(f"{sig:<16}" + "".join(parts))
     n = {g: next((r for r in res.rows if r.group == g and r.n_fake), None) for g in groups}
-    lines.append(f"{'(fake/genuine n)':<16}" + "".join(
-        f"{(str(n[g].n_fake) + '/' + str(n[g].n_genuine)) if n[g] else '':>12}" for g in groups))
+    lines.append(
+        f"{'(fake/genuine n)':<16}"
+        + "".join(f"{(str(n[g].n_fake) + '/' + str(n[g].n_genuine)) if n[g] else '':>12}" for g in groups)
+    )
     return "\n".join(lines)
 
 
@@ -30,8 +32,10 @@ def _run_ap(args: argparse.Namespace) -> int:
     from rabench.cases.ap.audit import audit_ap_suite, format_ap_table
 
     res = audit_ap_suite(Path(args.dir))
-    print(f"{args.dir}: {res.n_cases} ap cases; ROC AUC of each signal alone (cases not to be paid vs the rest; "
-          "fraud vs the rest), max(auc, 1-auc), ties half")
+    print(
+        f"{args.dir}: {res.n_cases} ap cases; ROC AUC of each signal alone (cases not to be paid vs the rest; "
+        "fraud vs the rest), max(auc, 1-auc), ties half"
+    )
     print(format_ap_table(res))
     bad = res.failures(args.threshold)
     for r in bad:
@@ -55,8 +59,10 @@ def _run(args: argparse.Namespace) -> int:
     bad = res.failures(args.threshold)
     for r in bad:
         extra = f" (category {r.detail})" if r.detail else ""
-        print(f"LEAK: {r.signal} separates {r.group} fakes from genuine with AUC {r.auc:.3f} > {args.threshold}{extra}",
-              file=sys.stderr)
+        print(
+            f"LEAK: {r.signal} separates {r.group} fakes from genuine with AUC {r.auc:.3f} > {args.threshold}{extra}",
+            file=sys.stderr,
+        )
     if bad:
         return 1
     print(f"no signal above {args.threshold}")

@@ -39,10 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dir", metavar="DIR", help="source suite folder (manifest.jsonl + files)")
     p.add_argument("--out", required=True, metavar="DIR2", help="new suite folder (must not exist, or be empty)")
     p.add_argument(
-        "--transforms", default=",".join(KINDS), metavar="LIST",
+        "--transforms",
+        default=",".join(KINDS),
+        metavar="LIST",
         help=f"comma-separated, some of {','.join(KINDS)} (default all)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--per-case", type=int, default=1, metavar="N", help="copies per transform per base case (default 1)")
+    p.add_argument(
+        "--per-case", type=int, default=1, metavar="N", help="copies per transform per base case (default 1)"
+    )
     p.add_argument("--name", help="suite name in the header (default SOURCE-NAME+derived)")
     p.set_defaults(func=_run)

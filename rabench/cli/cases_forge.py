@@ -31,17 +31,22 @@ def _run(args: argparse.Namespace) -> int:
 
         with Progress(transient=True) as bar:
             task = bar.add_task("forging", total=None)
-            s = forge_suite(Path(args.suite), Path(args.out),
-                            progress=lambda d, t: bar.update(task, completed=d, total=t), **kwargs)  # type: ignore[arg-type]
+            s = forge_suite(
+                Path(args.suite), Path(args.out), progress=lambda d, t: bar.update(task, completed=d, total=t), **kwargs
+            )  # type: ignore[arg-type]
     else:
         s = forge_suite(Path(args.suite), Path(args.out), progress=_progress, **kwargs)  # type: ignore[arg-type]
     fakes = ", ".join(f"{k} {v}" for k, v in sorted(s.fakes.items()))
     controls = ", ".join(f"{k} {v}" for k, v in sorted(s.controls.items()))
-    print(f"{s.out}: {s.n_fakes} fakes over {len(s.fakes)} kinds ({fakes}) and {s.n_controls} genuine controls "
-          f"({controls}) from {s.sources} receipts, {time.perf_counter() - start:.0f} s")
+    print(
+        f"{s.out}: {s.n_fakes} fakes over {len(s.fakes)} kinds ({fakes}) and {s.n_controls} genuine controls "
+        f"({controls}) from {s.sources} receipts, {time.perf_counter() - start:.0f} s"
+    )
     if s.glyphs_copied + s.glyphs_drawn:
-        print(f"  edited characters: {s.glyphs_copied} pasted from the same receipt, {s.glyphs_drawn} drawn in a "
-              "matched font")
+        print(
+            f"  edited characters: {s.glyphs_copied} pasted from the same receipt, {s.glyphs_drawn} drawn in a "
+            "matched font"
+        )
     for reason, n in sorted(s.not_made.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  not made on {n} receipt(s): {reason}")
     for reason, n in sorted(s.skipped.items()):
@@ -67,7 +72,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="new suite folder (must not exist, or be empty)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--name", help="suite name in the header (default SOURCE-NAME+forged)")
-    p.add_argument("--cache", metavar="DIR",
-                   help="OCR cache (default $RABENCH_CACHE/forge-ocr, else .cache/forge-ocr)")
+    p.add_argument("--cache", metavar="DIR", help="OCR cache (default $RABENCH_CACHE/forge-ocr, else .cache/forge-ocr)")
     p.add_argument("--no-cache", action="store_true", help="read every receipt again, write no cache")
     p.set_defaults(func=_run)

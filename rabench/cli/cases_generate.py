@@ -23,10 +23,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.suite == "ap":
         from rabench.cases.ap.generate import generate_ap_suite
 
-        summary = generate_ap_suite(out, split=args.split, size=args.size, seed=args.seed, workers=args.workers,
-                                    progress=plain_progress())
-        print(f"{out}: {summary['cases']} ap cases, {float(summary['bytes']) / 1e6:.1f} MB, split {summary['split']} "
-              f"seed {summary['seed']}, {time.perf_counter() - start:.1f} s")
+        summary = generate_ap_suite(
+            out, split=args.split, size=args.size, seed=args.seed, workers=args.workers, progress=plain_progress()
+        )
+        print(
+            f"{out}: {summary['cases']} ap cases, {float(summary['bytes']) / 1e6:.1f} MB, split {summary['split']} "
+            f"seed {summary['seed']}, {time.perf_counter() - start:.1f} s"
+        )
         return 0
     if sys.stderr.isatty():
         from rich.progress import Progress
@@ -37,8 +40,10 @@ def _run(args: argparse.Namespace) -> int:
     else:
         summary = generate_suite(out, progress=plain_progress(), **kwargs)
     took = time.perf_counter() - start
-    print(f"{out}: {summary['cases']} cases, {summary['bytes'] / 1e6:.1f} MB, split {summary['split']} "
-          f"seed {summary['seed']}, {took:.1f} s")
+    print(
+        f"{out}: {summary['cases']} cases, {summary['bytes'] / 1e6:.1f} MB, split {summary['split']} "
+        f"seed {summary['seed']}, {took:.1f} s"
+    )
     return 0
 
 
@@ -50,16 +55,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--suite ap (AP invoice bundles).",
         description="Write a deterministic synthetic RA-Bench receipt suite to OUT (manifest.jsonl + files/). "
         f"Same split/seed and library versions give byte-identical files. Seeds: {seeds}. Sizes: "
-        + ", ".join(f"{k} (~{s.genuine + 6 * s.per_fake + s.hard_negatives + s.transforms} cases)" for k, s in SIZES.items())
+        + ", ".join(
+            f"{k} (~{s.genuine + 6 * s.per_fake + s.hard_negatives + s.transforms} cases)" for k, s in SIZES.items()
+        )
         + ". See docs/cases.md. With --suite ap: accounts-payable bundles (invoice, PO, goods receipts, e-mail, "
         "vendor master, ledger, policy) over five task families, sizes sample (40), quick (400), full (2,000); "
         "see docs/ap.md.",
     )
-    p.add_argument("--suite", choices=["receipt", "ap"], default="receipt",
-                   help="receipt (default) or ap: accounts-payable invoice bundles, five task families "
-                   "(seeds dev=20260101, test=20260202, sample=20260303; docs/ap.md)")
-    p.add_argument("--split", choices=sorted(SEEDS), required=True,
-                   help="dev: for fitting anything; test: for benchmarking; sample: the small committed suite")
+    p.add_argument(
+        "--suite",
+        choices=["receipt", "ap"],
+        default="receipt",
+        help="receipt (default) or ap: accounts-payable invoice bundles, five task families "
+        "(seeds dev=20260101, test=20260202, sample=20260303; docs/ap.md)",
+    )
+    p.add_argument(
+        "--split",
+        choices=sorted(SEEDS),
+        required=True,
+        help="dev: for fitting anything; test: for benchmarking; sample: the small committed suite",
+    )
     p.add_argument("--seed", type=int, default=None, help="override the split's documented seed")
     p.add_argument("--size", choices=list(SIZES), default="quick", help="suite size (default quick)")
     p.add_argument("--out", required=True, help="output folder (created; must be new or empty)")

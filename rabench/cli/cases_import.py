@@ -67,12 +67,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", required=True, choices=sorted(FORMATS), help="source format")
     p.add_argument("--out", required=True, metavar="DIR", help="new suite folder (must not exist, or be empty)")
     p.add_argument(
-        "--tag", action="append", metavar="DIMENSION=VALUE",
+        "--tag",
+        action="append",
+        metavar="DIMENSION=VALUE",
         help="tag every case (repeatable); a row's own tag for the same dimension wins",
     )
     p.add_argument("--skip-bad", action="store_true", help="skip bad rows (each still printed) instead of stopping")
     p.add_argument("--name", help="suite name in the manifest header (default import/FORMAT/SRC-NAME)")
-    p.add_argument("--labels", metavar="FILE", help="folder: the labels file (default SRC/labels.csv or SRC/labels.jsonl)")
+    p.add_argument(
+        "--labels", metavar="FILE", help="folder: the labels file (default SRC/labels.csv or SRC/labels.jsonl)"
+    )
     cur = p.add_mutually_exclusive_group()
     cur.add_argument("--currency", metavar="CODE", help="sroie/cord: label this ISO 4217 code instead of MYR/IDR")
     cur.add_argument("--no-currency", action="store_true", help="sroie/cord: leave currency unlabelled")

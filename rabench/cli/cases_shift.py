@@ -45,13 +45,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("suite_a", help="first suite folder (e.g. imported real receipts)")
     p.add_argument("suite_b", help="second suite folder (e.g. a generated synthetic suite)")
-    p.add_argument("--formats", choices=("common", "all"), default="common",
-                   help="compare only the file formats both suites have (default) or all cases")
+    p.add_argument(
+        "--formats",
+        choices=("common", "all"),
+        default="common",
+        help="compare only the file formats both suites have (default) or all cases",
+    )
     p.add_argument("--genuine-only", action="store_true", help="compare genuine base cases only")
-    p.add_argument("--where-a", action="append", default=[], metavar="TAG=VALUE",
-                   help="compare only suite A's cases with this tag value (repeatable), e.g. capture=scan")
-    p.add_argument("--where-b", action="append", default=[], metavar="TAG=VALUE",
-                   help="compare only suite B's cases with this tag value (repeatable)")
+    p.add_argument(
+        "--where-a",
+        action="append",
+        default=[],
+        metavar="TAG=VALUE",
+        help="compare only suite A's cases with this tag value (repeatable), e.g. capture=scan",
+    )
+    p.add_argument(
+        "--where-b",
+        action="append",
+        default=[],
+        metavar="TAG=VALUE",
+        help="compare only suite B's cases with this tag value (repeatable)",
+    )
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the interval (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed for the fold split and the bootstrap (default 0)")

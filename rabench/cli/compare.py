@@ -29,8 +29,10 @@ def _print_changed(c) -> None:
     for t in c.targets:
         mine = [x for x in c.changed if x.target == t]
         counts = Counter(x.now for x in mine)
-        print(f"{t}: {len(mine)} changed" + (" (" + ", ".join(f"{n} {k}" for k, n in counts.items()) + ")"
-                                              if mine else ""))
+        print(
+            f"{t}: {len(mine)} changed"
+            + (" (" + ", ".join(f"{n} {k}" for k, n in counts.items()) + ")" if mine else "")
+        )
         for x in mine[:MAX_CASES]:
             rb = "–" if x.risk_before is None else f"{x.risk_before:.2f}"
             ra = "–" if x.risk_after is None else f"{x.risk_after:.2f}"
@@ -49,8 +51,10 @@ def _domains(args: argparse.Namespace) -> int:
     print()
     for p in pairs:
         mark = {"worse": "worse on real", "better": "better on real"}.get(p.mark, p.reason)
-        print(f"{p.target}  {p.task}/{p.metric}: synthetic {figure(p.synthetic)} | real {figure(p.real)}"
-              f"{'  gap ' + gap_text(p) if p.gap is not None else ''}  ({mark})")
+        print(
+            f"{p.target}  {p.task}/{p.metric}: synthetic {figure(p.synthetic)} | real {figure(p.real)}"
+            f"{'  gap ' + gap_text(p) if p.gap is not None else ''}  ({mark})"
+        )
     return 1 if args.fail_on_worse and any(p.mark == "worse" for p in pairs) else 0
 
 
@@ -63,12 +67,16 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("give two runs to compare (or one run with --domains)")
     c = compare(args.run_a, args.run_b, strata=args.strata)
     moved = c.moved
-    print(f"{c.compared} rows compared, {len(moved)} moved beyond their intervals "
-          f"({sum(m.direction == 'better' for m in moved)} better, "
-          f"{sum(m.direction == 'worse' for m in moved)} worse)")
+    print(
+        f"{c.compared} rows compared, {len(moved)} moved beyond their intervals "
+        f"({sum(m.direction == 'better' for m in moved)} better, "
+        f"{sum(m.direction == 'worse' for m in moved)} worse)"
+    )
     for m in moved:
-        print(f"{m.direction:<6} {m.target}  {m.task}/{m.metric} [{m.stratum}]: "
-              f"{_fmt(m.before)} -> {_fmt(m.after)} ({m.reason})")
+        print(
+            f"{m.direction:<6} {m.target}  {m.task}/{m.metric} [{m.stratum}]: "
+            f"{_fmt(m.before)} -> {_fmt(m.after)} ({m.reason})"
+        )
     _print_changed(c)
     if args.html:
         from rabench.report.compare_html import render
@@ -98,13 +106,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_a", metavar="RUN_A", help="the earlier run folder (runs/ID)")
     p.add_argument("run_b", metavar="RUN_B", nargs="?", help="the later run folder (runs/ID)")
-    p.add_argument("--strata", action="store_true",
-                   help="compare every stratum (e.g. domain=real), not only 'all'")
-    p.add_argument("--domains", action="store_true",
-                   help="synthetic vs real per target, from the runs' domain strata")
-    p.add_argument("--html", metavar="FILE",
-                   help="also write the comparison as one self-contained HTML page (moved rows, then "
-                        "every changed case with its receipt)")
-    p.add_argument("--fail-on-worse", action="store_true",
-                   help="exit 1 if any row got worse (with --domains: is worse on real) (for CI gates)")
+    p.add_argument("--strata", action="store_true", help="compare every stratum (e.g. domain=real), not only 'all'")
+    p.add_argument("--domains", action="store_true", help="synthetic vs real per target, from the runs' domain strata")
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="also write the comparison as one self-contained HTML page (moved rows, then "
+        "every changed case with its receipt)",
+    )
+    p.add_argument(
+        "--fail-on-worse",
+        action="store_true",
+        help="exit 1 if any row got worse (with --domains: is worse on real) (for CI gates)",
+    )
     p.set_defaults(func=_run)

@@ -95,8 +95,14 @@ def _prepared_request(path: Path, media_type: str | None, submitted_at: str | No
         prepared = asyncio.run(PrepCache(cache_root).get(path, sha256, media_type))
     except PreparationError as exc:  # what the runner records as "cannot prepare": an error outcome
         raise UserError(f"{path.name}: cannot prepare: {exc}") from None
-    return CheckRequest(case_id=path.name, original=path, media_type=media_type, prepared=prepared.path,
-                        prepared_media_type=prepared.media_type, submitted_at=submitted_at)
+    return CheckRequest(
+        case_id=path.name,
+        original=path,
+        media_type=media_type,
+        prepared=prepared.path,
+        prepared_media_type=prepared.media_type,
+        submitted_at=submitted_at,
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -119,19 +125,32 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Refuses a suite whose header says split=test: never fit on the test split."
         ),
     )
-    f.add_argument("--suite", required=True, action="append", metavar="DIR",
-                   help="suite folder (dev split); repeat to fit on a mix of suites (e.g. synthetic dev, "
-                        "real dev receipts and forgeries of them)")
+    f.add_argument(
+        "--suite",
+        required=True,
+        action="append",
+        metavar="DIR",
+        help="suite folder (dev split); repeat to fit on a mix of suites (e.g. synthetic dev, "
+        "real dev receipts and forgeries of them)",
+    )
     f.add_argument("--out", default=None, metavar="JSON", help="where to write the model (default: the shipped one)")
     f.add_argument("--workers", type=int, default=None, help="engine worker processes (default: cores)")
     f.add_argument("--l2", type=float, default=1.0, help="L2 penalty on the coefficients (default 1.0)")
     f.add_argument("--cache", default=None, metavar="DIR", help="prepared-image cache (default as rabench run)")
-    f.add_argument("--results", default=None, metavar="JSONL",
-                   help="also write every case's signals and verdict here (for inspection, or --reuse)")
-    f.add_argument("--reuse", default=None, metavar="JSONL",
-                   help="fit on the signals an earlier fit wrote with --results for the same suites (same "
-                        "order) instead of running the engine again: minutes become seconds when only the "
-                        "model changes; refused if the file's cases are not these suites'")
+    f.add_argument(
+        "--results",
+        default=None,
+        metavar="JSONL",
+        help="also write every case's signals and verdict here (for inspection, or --reuse)",
+    )
+    f.add_argument(
+        "--reuse",
+        default=None,
+        metavar="JSONL",
+        help="fit on the signals an earlier fit wrote with --results for the same suites (same "
+        "order) instead of running the engine again: minutes become seconds when only the "
+        "model changes; refused if the file's cases are not these suites'",
+    )
     f.set_defaults(func=_fit)
 
     c = inner.add_parser(
@@ -148,13 +167,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     c.add_argument("file", help="the receipt file")
     c.add_argument("--media-type", default=None, help="declared media type (default: sniffed from the bytes)")
-    c.add_argument("--submitted-at", default=None, metavar="ISO8601",
-                   help="when the receipt was submitted (as a case's submitted_at, e.g. 2024-05-01T10:00:00Z): "
-                        "the time rules (receipt age, future date) and the photo-date guard measure from it; "
-                        "default: none, so the time rules do not fire")
-    c.add_argument("--today", default=None, metavar="YYYY-MM-DD",
-                   help="the same as a date-only --submitted-at, as the [self] today setting does for a run")
+    c.add_argument(
+        "--submitted-at",
+        default=None,
+        metavar="ISO8601",
+        help="when the receipt was submitted (as a case's submitted_at, e.g. 2024-05-01T10:00:00Z): "
+        "the time rules (receipt age, future date) and the photo-date guard measure from it; "
+        "default: none, so the time rules do not fire",
+    )
+    c.add_argument(
+        "--today",
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the same as a date-only --submitted-at, as the [self] today setting does for a run",
+    )
     c.add_argument("--model", default=None, metavar="JSON", help="risk model (default: the shipped one)")
-    c.add_argument("--cache", default=None, metavar="DIR",
-                   help="prepared-image cache (default as rabench run: $RABENCH_CACHE/prepared, else .cache/prepared)")
+    c.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="prepared-image cache (default as rabench run: $RABENCH_CACHE/prepared, else .cache/prepared)",
+    )
     c.set_defaults(func=_check)

@@ -29,8 +29,11 @@ async def _serve(args: argparse.Namespace) -> None:
         await fake.start()
     except OSError as exc:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    print(f"fake provider on {fake.url} (profile {profile.name}, seed {profile.seed}, "
-          f"{len(labels)} labelled images); point targets at it with:", flush=True)
+    print(
+        f"fake provider on {fake.url} (profile {profile.name}, seed {profile.seed}, "
+        f"{len(labels)} labelled images); point targets at it with:",
+        flush=True,
+    )
     for name, value in fake.env().items():
         print(f"  export {name}={value}", flush=True)
     try:

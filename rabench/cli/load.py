@@ -28,9 +28,14 @@ def _run(args: argparse.Namespace) -> int:
     config = cfg.with_overrides(config, None, {provider_of(args.target): args.concurrency})
     target = make_target(args.target, config)
     summary = run_load(
-        target, suite_dir=args.suite, concurrency=args.concurrency, calls=args.calls,
-        timeout_s=args.timeout if args.timeout is not None else cfg.default_timeout(config), policy=RetryPolicy(max_retries=args.retries),
-        rpm=args.rpm, cache_root=Path(args.cache) if args.cache else None,
+        target,
+        suite_dir=args.suite,
+        concurrency=args.concurrency,
+        calls=args.calls,
+        timeout_s=args.timeout if args.timeout is not None else cfg.default_timeout(config),
+        policy=RetryPolicy(max_retries=args.retries),
+        rpm=args.rpm,
+        cache_root=Path(args.cache) if args.cache else None,
     )
     if args.json:
         print(msgspec.json.encode(summary).decode())
@@ -57,8 +62,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--suite", default=None, metavar="DIR", help="take requests from this suite")
     p.add_argument("--rpm", type=float, default=None, help="also cap requests per minute")
     p.add_argument("--timeout", type=float, default=None, metavar="S", help="per-attempt timeout (default 180)")
-    p.add_argument("--retries", type=int, default=3, choices=range(0, 4), metavar="N",
-                   help="retries of transport failures, 0-3 (default 3)")
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=3,
+        choices=range(0, 4),
+        metavar="N",
+        help="retries of transport failures, 0-3 (default 3)",
+    )
     p.add_argument("--config", default=None, metavar="TOML", help="targets config (default bench/targets.toml)")
     p.add_argument("--cache", default=None, metavar="DIR", help="prepared-image cache folder")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

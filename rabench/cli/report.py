@@ -36,19 +36,19 @@ def build(report_dir: Path) -> Path:
     doc = read_rows(rows_path)
     header = doc.header
     real_path = report_dir / REAL_TRACK / "rows.json"
-    real_rows, real_suite, origin = (_with_real_track(report_dir, real_path) if real_path.is_file()
-                                     else (None, "?", ""))
+    real_rows, real_suite, origin = _with_real_track(report_dir, real_path) if real_path.is_file() else (None, "?", "")
     details_path = report_dir / "details.json"
     details = read_details(details_path) if details_path.is_file() else None
     cases_path = report_dir / "cases.json"
     cases = read_cases(cases_path) if cases_path.is_file() else None
     runs = ", ".join(r.run_id for r in header.runs)
     title = f"{header.spec} · suite {header.suite_name} · runs {runs} · scorer {header.scorer_version}"
-    meta = {"title": title, "synthetic_suite": header.suite_name,
-            "real_suite": real_suite, "real_origin": origin}
+    meta = {"title": title, "synthetic_suite": header.suite_name, "real_suite": real_suite, "real_origin": origin}
     out = report_dir / "report.html"
-    out.write_text(render(doc.rows, doc.findings, details, meta, real_rows, targets_info=header.targets,
-                          cases=cases), encoding="utf-8")
+    out.write_text(
+        render(doc.rows, doc.findings, details, meta, real_rows, targets_info=header.targets, cases=cases),
+        encoding="utf-8",
+    )
     return out
 
 

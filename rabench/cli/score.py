@@ -37,8 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="run folder(s), e.g. runs/2026-11-29-a")
     p.add_argument("--out", required=True, metavar="OUT", help="output folder, e.g. reports/X")
-    p.add_argument("--executor", choices=("in-process", "ray"), default="in-process",
-                   help="ray: each target's task rows (the bootstraps) as Ray tasks on the cluster at --address; "
-                        "rows.json is byte-identical (docs/running.md, \"Running on a cluster\")")
+    p.add_argument(
+        "--executor",
+        choices=("in-process", "ray"),
+        default="in-process",
+        help="ray: each target's task rows (the bootstraps) as Ray tasks on the cluster at --address; "
+        'rows.json is byte-identical (docs/running.md, "Running on a cluster")',
+    )
     p.add_argument("--address", default=None, metavar="HOST:PORT", help="the Ray head for --executor ray")
     p.set_defaults(func=_run)

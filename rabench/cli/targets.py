@@ -85,23 +85,29 @@ async def _check_one(target_id: str, config: TargetsConfig, image: Path, timeout
         return {**row, "status": "skipped", "detail": f"{settings.api_key_env} unset"}
     target = make_diy_target(target_id, config)
     info = target.info.settings
-    row["price"] = (f"{info['price_key']} in ${info['price_input_per_mtok']}/M out "
-                    f"${info['price_output_per_mtok']}/M") if info.get("price_key") else "none (cost unknown)"
-    request = CheckRequest(case_id="live-check", original=image, media_type="image/png",
-                           prepared=image, prepared_media_type="image/png")
+    row["price"] = (
+        (f"{info['price_key']} in ${info['price_input_per_mtok']}/M out ${info['price_output_per_mtok']}/M")
+        if info.get("price_key")
+        else "none (cost unknown)"
+    )
+    request = CheckRequest(
+        case_id="live-check", original=image, media_type="image/png", prepared=image, prepared_media_type="image/png"
+    )
     started = time.monotonic()
     await target.open()
     try:
         verdict = await asyncio.wait_for(target.check(request), timeout_s)
         usage = verdict.usage
-        row.update(status="ok", model=usage.model if usage else None,
-                   tokens=f"{usage.input_tokens}+{usage.output_tokens}" if usage else None,
-                   cost_usd=usage.cost_usd if usage else None)
+        row.update(
+            status="ok",
+            model=usage.model if usage else None,
+            tokens=f"{usage.input_tokens}+{usage.output_tokens}" if usage else None,
+            cost_usd=usage.cost_usd if usage else None,
+        )
     except TransportFailure as exc:
         row.update(status="transport", detail=str(exc))
     except TargetFailure as exc:
-        row.update(status=exc.status, detail=str(exc)[:300],
-                   model=exc.usage.model if exc.usage else None)
+        row.update(status=exc.status, detail=str(exc)[:300], model=exc.usage.model if exc.usage else None)
     except TimeoutError:
         row.update(status="timeout", detail=f"no answer in {timeout_s:g} s")
     finally:
@@ -124,8 +130,7 @@ async def _gateway_prices(config: TargetsConfig) -> list[str]:
     table = load_price_table(config)
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60)) as session:
-            async with session.get(f"{settings.base_url}/models",
-                                   headers={"Authorization": f"Bearer {key}"}) as resp:
+            async with session.get(f"{settings.base_url}/models", headers={"Authorization": f"Bearer {key}"}) as resp:
                 payload = json.loads(await resp.read())
     except (TimeoutError, aiohttp.ClientError, ValueError, OSError) as exc:
         return [scrub(f"prices: could not read {settings.base_url}/models: {exc}", [key])]
@@ -137,8 +142,10 @@ async def _gateway_prices(config: TargetsConfig) -> list[str]:
             continue
         li, lo = live[model_id]
         same = abs(li - price.input) < 1e-9 and abs(lo - price.output) < 1e-9
-        lines.append(f"prices: {model_id}: table {price.input}/{price.output}, gateway {li:g}/{lo:g}"
-                     + ("" if same else "  <- differs"))
+        lines.append(
+            f"prices: {model_id}: table {price.input}/{price.output}, gateway {li:g}/{lo:g}"
+            + ("" if same else "  <- differs")
+        )
     return lines
 
 
@@ -158,8 +165,11 @@ def _check(args: argparse.Namespace) -> int:
     rows, price_lines = asyncio.run(go())
     failed = 0
     for row in rows:
-        extra = "  ".join(f"{k}={row[k]}" for k in ("model", "latency_s", "tokens", "cost_usd", "price", "detail")
-                          if row.get(k) is not None)
+        extra = "  ".join(
+            f"{k}={row[k]}"
+            for k in ("model", "latency_s", "tokens", "cost_usd", "price", "detail")
+            if row.get(k) is not None
+        )
         print(f"{row['target']}: {row['status']}  {extra}")
         # A refusal or an unreadable answer about a tiny test image still proves the wire works.
         failed += row["status"] in ("transport", "error", "timeout")
@@ -169,29 +179,39 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("targets", help="List DIY providers and run the opt-in live check.",
-                       description="DIY targets are diy:<provider>:<model>. 'list' shows providers, "
-                       "their key variables (set or not, never the value) and base URLs; 'check' sends "
-                       "one tiny request per target whose key is set. See docs/targets.md.")
+    p = sub.add_parser(
+        "targets",
+        help="List DIY providers and run the opt-in live check.",
+        description="DIY targets are diy:<provider>:<model>. 'list' shows providers, "
+        "their key variables (set or not, never the value) and base URLs; 'check' sends "
+        "one tiny request per target whose key is set. See docs/targets.md.",
+    )
     tsub = p.add_subparsers(dest="targets_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
-    lp = tsub.add_parser("list", help="Providers, key variables, base URLs and the price table in force.",
-                         description="Print every DIY provider (built-in and [providers.*] in the config) "
-                         "with its wire format, API key variable (set/unset), base URL, and the price table "
-                         "in force on the configured price date.")
+    lp = tsub.add_parser(
+        "list",
+        help="Providers, key variables, base URLs and the price table in force.",
+        description="Print every DIY provider (built-in and [providers.*] in the config) "
+        "with its wire format, API key variable (set/unset), base URL, and the price table "
+        "in force on the configured price date.",
+    )
     lp.add_argument("--config", help="targets config (default bench/targets.toml if present)")
     lp.set_defaults(func=_list)
 
-    cp = tsub.add_parser("check", help="Opt-in live check: one tiny request per target whose key is set.",
-                         description="Send one tiny generated receipt image with the plain prompt to each "
-                         "target (--target, or each provider's check_models) whose API key variable is set; "
-                         "report status, answering model id, latency, tokens, cost and the price found. "
-                         "Targets without a key are skipped. This spends real (tiny) money. Exit 1 if a "
-                         "target could not be reached (transport error, HTTP error, timeout).")
+    cp = tsub.add_parser(
+        "check",
+        help="Opt-in live check: one tiny request per target whose key is set.",
+        description="Send one tiny generated receipt image with the plain prompt to each "
+        "target (--target, or each provider's check_models) whose API key variable is set; "
+        "report status, answering model id, latency, tokens, cost and the price found. "
+        "Targets without a key are skipped. This spends real (tiny) money. Exit 1 if a "
+        "target could not be reached (transport error, HTTP error, timeout).",
+    )
     cp.add_argument("--config", help="targets config (default bench/targets.toml if present)")
     cp.add_argument("--target", action="append", metavar="ID", help="target id to check (repeatable)")
     cp.add_argument("--timeout", type=float, default=120.0, help="seconds per request (default 120)")
-    cp.add_argument("--prices", action="store_true",
-                    help="also compare the price table with the gateway's live /v1/models prices")
+    cp.add_argument(
+        "--prices", action="store_true", help="also compare the price table with the gateway's live /v1/models prices"
+    )
     cp.set_defaults(func=_check)

@@ -65,14 +65,22 @@ def connect(address: str) -> None:
     try:  # Ray's own connect retries for minutes before giving up on a wrong address
         socket.create_connection((host, int(port)), timeout=10).close()
     except (OSError, ValueError) as exc:
-        raise UserError(f"--executor ray: cannot connect to the Ray cluster at {address}: "
-                        f"{exc.strerror or exc if isinstance(exc, OSError) else exc}") from None
+        raise UserError(
+            f"--executor ray: cannot connect to the Ray cluster at {address}: "
+            f"{exc.strerror or exc if isinstance(exc, OSError) else exc}"
+        ) from None
     try:
-        ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False,
-                 configure_logging=True, include_dashboard=False)
+        ray.init(
+            address=address,
+            logging_level=logging.ERROR,
+            log_to_driver=False,
+            configure_logging=True,
+            include_dashboard=False,
+        )
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise UserError(f"--executor ray: cannot connect to the Ray cluster at {address}: "
-                        f"{' '.join(str(exc).split())[:300]}") from None
+        raise UserError(
+            f"--executor ray: cannot connect to the Ray cluster at {address}: {' '.join(str(exc).split())[:300]}"
+        ) from None
 
 
 def cluster_cpus() -> int:
@@ -85,8 +93,14 @@ def cluster_cpus() -> int:
 class RayWorkerPool:
     """``WorkerPool`` on the Ray cluster at ``address`` (see the module docstring)."""
 
-    def __init__(self, address: str, settings: OcrSettings = OcrSettings(), *,
-                 actors: int | None = None, depth: int = DEFAULT_DEPTH):
+    def __init__(
+        self,
+        address: str,
+        settings: OcrSettings = OcrSettings(),
+        *,
+        actors: int | None = None,
+        depth: int = DEFAULT_DEPTH,
+    ):
         import ray
 
         connect(address)
@@ -95,8 +109,7 @@ class RayWorkerPool:
         if self.workers < 1:
             raise UserError(f"--executor ray: the cluster at {address} has no CPU to run actors on")
         self.depth = depth
-        remote = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0,
-                            scheduling_strategy="SPREAD")(EngineActor)
+        remote = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0, scheduling_strategy="SPREAD")(EngineActor)
         self._actors: list[Any] = [remote.remote(settings) for _ in range(self.workers)]
         self._slots: asyncio.Queue[int] | None = None
         self._restoring: set[asyncio.Task[None]] = set()

@@ -63,19 +63,39 @@ def _ray_bin() -> str:
 
 def _launch(where: list[str], cpus: int, temp_dir: Path) -> subprocess.Popen[bytes]:
     args = [
-        _ray_bin(), "start", *where, "--block", "--num-cpus", str(cpus), "--num-gpus", "0",
-        "--node-ip-address", "127.0.0.1", "--disable-usage-stats",
-        "--node-manager-port", str(free_port()), "--object-manager-port", str(free_port()),
-        "--metrics-export-port", str(free_port()), "--runtime-env-agent-port", str(free_port()),
-        "--dashboard-agent-listen-port", str(free_port()), "--dashboard-agent-grpc-port", str(free_port()),
-        "--object-store-memory", str(200 * 1024 * 1024),
+        _ray_bin(),
+        "start",
+        *where,
+        "--block",
+        "--num-cpus",
+        str(cpus),
+        "--num-gpus",
+        "0",
+        "--node-ip-address",
+        "127.0.0.1",
+        "--disable-usage-stats",
+        "--node-manager-port",
+        str(free_port()),
+        "--object-manager-port",
+        str(free_port()),
+        "--metrics-export-port",
+        str(free_port()),
+        "--runtime-env-agent-port",
+        str(free_port()),
+        "--dashboard-agent-listen-port",
+        str(free_port()),
+        "--dashboard-agent-grpc-port",
+        str(free_port()),
+        "--object-store-memory",
+        str(200 * 1024 * 1024),
     ]
     if "--head" in where:
         args += ["--temp-dir", str(temp_dir), "--include-dashboard=false"]
     env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
     with (temp_dir / f"node-{time.monotonic_ns()}.log").open("wb") as log:
-        return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True)
+        return subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
 
 
 _WAIT_SCRIPT = """
@@ -98,7 +118,9 @@ def _alive_cpus(address: str, want: int = 0, timeout_s: float = 0.0) -> int:
     try:
         out = subprocess.run(
             [sys.executable, "-c", _WAIT_SCRIPT, address, str(want), str(timeout_s)],
-            capture_output=True, text=True, timeout=timeout_s + 60,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s + 60,
             env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"),
         )
         return int(out.stdout.strip().splitlines()[-1])
@@ -112,8 +134,9 @@ def _wait_cpus(cluster: RayCluster, want: int) -> None:
     if dead:
         raise RuntimeError(f"a ray node exited with status {dead[0].returncode} (logs in {cluster.temp_dir})")
     if alive < want:
-        raise TimeoutError(f"the ray cluster did not reach {want} CPUs within {_START_TIMEOUT_S:.0f} s "
-                           f"(logs in {cluster.temp_dir})")
+        raise TimeoutError(
+            f"the ray cluster did not reach {want} CPUs within {_START_TIMEOUT_S:.0f} s (logs in {cluster.temp_dir})"
+        )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

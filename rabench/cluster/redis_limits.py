@@ -130,8 +130,10 @@ class SharedLimits:
 
     async def _try(self, token: str) -> tuple[bool, float]:
         self.round_trips += 1
-        got, ms = await self._acquire(keys=[self._leases, self._tat], args=[
-            token, self.concurrency, self.lease_ms, self.interval_ms, self.tolerance_ms])
+        got, ms = await self._acquire(
+            keys=[self._leases, self._tat],
+            args=[token, self.concurrency, self.lease_ms, self.interval_ms, self.tolerance_ms],
+        )
         return int(got) == 1, float(ms) / 1000.0
 
     async def acquire(self) -> str:

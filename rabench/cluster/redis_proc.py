@@ -47,15 +47,24 @@ def ping(port: int, timeout: float = 0.5) -> bool:
 def _launch(binary: str, port: int, workdir: str) -> subprocess.Popen[bytes]:
     args = [
         binary,
-        "--port", str(port),
-        "--bind", "127.0.0.1",
-        "--save", "",
-        "--appendonly", "no",
-        "--unixsocket", "",
-        "--dir", workdir,
-        "--daemonize", "no",
-        "--loglevel", "warning",
-        "--logfile", "",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--unixsocket",
+        "",
+        "--dir",
+        workdir,
+        "--daemonize",
+        "no",
+        "--loglevel",
+        "warning",
+        "--logfile",
+        "",
     ]
     return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 

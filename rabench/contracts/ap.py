@@ -31,8 +31,13 @@ DECISIONS: tuple[str, ...] = ("PAY", "HOLD", "NEEDS_REVIEW", "ESCALATE_FRAUD")
 # The five task families of issue 17 (LedgerShield's tasks A-E).
 Family = Literal["extraction", "three_way_match", "duplicate_bank_change", "inbox_bec", "campaign"]
 FAMILIES: tuple[str, ...] = ("extraction", "three_way_match", "duplicate_bank_change", "inbox_bec", "campaign")
-FAMILY_LETTER = {"extraction": "A", "three_way_match": "B", "duplicate_bank_change": "C",
-                 "inbox_bec": "D", "campaign": "E"}
+FAMILY_LETTER = {
+    "extraction": "A",
+    "three_way_match": "B",
+    "duplicate_bank_change": "C",
+    "inbox_bec": "D",
+    "campaign": "E",
+}
 
 Difficulty = Literal["easy", "medium", "hard", "expert"]
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard", "expert")
@@ -46,7 +51,12 @@ DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard", "expert")
 # (split under the approval threshold, one account behind several vendors, coordinated timing).
 OutcomeClass = Literal["safe", "discrepancy", "duplicate_billing", "bank_fraud", "impersonation", "campaign_fraud"]
 OUTCOME_CLASSES: tuple[str, ...] = (
-    "safe", "discrepancy", "duplicate_billing", "bank_fraud", "impersonation", "campaign_fraud",
+    "safe",
+    "discrepancy",
+    "duplicate_billing",
+    "bank_fraud",
+    "impersonation",
+    "campaign_fraud",
 )
 FRAUD_CLASSES: frozenset[str] = frozenset({"bank_fraud", "impersonation", "campaign_fraud"})
 
@@ -54,56 +64,84 @@ FRAUD_CLASSES: frozenset[str] = frozenset({"bank_fraud", "impersonation", "campa
 # ``bank_account_changed`` is also gold on a legitimate, verified bank change.
 ReasonCode = Literal[
     # bank details
-    "bank_account_changed",       # the invoice's account differs from the vendor master's
-    "bank_change_unverified",     # ... and no completed callback / approval trail confirms it
-    "iban_checksum_invalid",      # the printed IBAN (or ABA routing number) fails its check digits
-    "bank_country_mismatch",      # the account's country is not the vendor's country
+    "bank_account_changed",  # the invoice's account differs from the vendor master's
+    "bank_change_unverified",  # ... and no completed callback / approval trail confirms it
+    "iban_checksum_invalid",  # the printed IBAN (or ABA routing number) fails its check digits
+    "bank_country_mismatch",  # the account's country is not the vendor's country
     # duplicates
-    "duplicate_invoice",          # same vendor, number and amount as a paid ledger entry
-    "near_duplicate",             # a paid entry with an altered number / date / small amount change
+    "duplicate_invoice",  # same vendor, number and amount as a paid ledger entry
+    "near_duplicate",  # a paid entry with an altered number / date / small amount change
     # three-way match and arithmetic
     "po_price_mismatch",
     "po_quantity_mismatch",
     "no_goods_receipt",
-    "no_purchase_order",          # the PO the invoice names does not exist or is another vendor's
-    "tax_calculation_error",      # tax != rate x net as printed
-    "total_mismatch",             # line items / net + tax do not give the printed total
-    "vat_id_mismatch",            # the vendor VAT id on the invoice differs from the vendor master
+    "no_purchase_order",  # the PO the invoice names does not exist or is another vendor's
+    "tax_calculation_error",  # tax != rate x net as printed
+    "total_mismatch",  # line items / net + tax do not give the printed total
+    "vat_id_mismatch",  # the vendor VAT id on the invoice differs from the vendor master
     # e-mail / BEC
-    "sender_domain_mismatch",     # the sender's domain is not the vendor's (or company's) domain
-    "lookalike_domain",           # ... and it imitates it (acme-gmbh.de vs acrne-gmbh.de)
-    "display_name_spoof",         # a trusted display name on a foreign address
-    "reply_to_mismatch",          # Reply-To points elsewhere than From
-    "urgency_pressure",           # deadline / consequence pressure to pay now
-    "policy_bypass_pressure",     # asks to skip a control (approval, PO, second signature)
-    "callback_discouraged",       # asks not to call / to use only the number in the mail
-    "callback_number_changed",    # the mail's phone number differs from the vendor master's
-    "executive_impersonation",    # the request claims to come from an executive
-    "vendor_not_in_master",       # payee is not an approved vendor
+    "sender_domain_mismatch",  # the sender's domain is not the vendor's (or company's) domain
+    "lookalike_domain",  # ... and it imitates it (acme-gmbh.de vs acrne-gmbh.de)
+    "display_name_spoof",  # a trusted display name on a foreign address
+    "reply_to_mismatch",  # Reply-To points elsewhere than From
+    "urgency_pressure",  # deadline / consequence pressure to pay now
+    "policy_bypass_pressure",  # asks to skip a control (approval, PO, second signature)
+    "callback_discouraged",  # asks not to call / to use only the number in the mail
+    "callback_number_changed",  # the mail's phone number differs from the vendor master's
+    "executive_impersonation",  # the request claims to come from an executive
+    "vendor_not_in_master",  # payee is not an approved vendor
     # campaigns
-    "threshold_splitting",        # invoices split to stay under the approval threshold
-    "shared_bank_account",        # one account behind vendors that should be unrelated
-    "coordinated_timing",         # invoices of several vendors submitted together, out of pattern
+    "threshold_splitting",  # invoices split to stay under the approval threshold
+    "shared_bank_account",  # one account behind vendors that should be unrelated
+    "coordinated_timing",  # invoices of several vendors submitted together, out of pattern
 ]
 REASON_CODES: tuple[str, ...] = (
-    "bank_account_changed", "bank_change_unverified", "iban_checksum_invalid", "bank_country_mismatch",
-    "duplicate_invoice", "near_duplicate",
-    "po_price_mismatch", "po_quantity_mismatch", "no_goods_receipt", "no_purchase_order",
-    "tax_calculation_error", "total_mismatch", "vat_id_mismatch",
-    "sender_domain_mismatch", "lookalike_domain", "display_name_spoof", "reply_to_mismatch",
-    "urgency_pressure", "policy_bypass_pressure", "callback_discouraged", "callback_number_changed",
-    "executive_impersonation", "vendor_not_in_master",
-    "threshold_splitting", "shared_bank_account", "coordinated_timing",
+    "bank_account_changed",
+    "bank_change_unverified",
+    "iban_checksum_invalid",
+    "bank_country_mismatch",
+    "duplicate_invoice",
+    "near_duplicate",
+    "po_price_mismatch",
+    "po_quantity_mismatch",
+    "no_goods_receipt",
+    "no_purchase_order",
+    "tax_calculation_error",
+    "total_mismatch",
+    "vat_id_mismatch",
+    "sender_domain_mismatch",
+    "lookalike_domain",
+    "display_name_spoof",
+    "reply_to_mismatch",
+    "urgency_pressure",
+    "policy_bypass_pressure",
+    "callback_discouraged",
+    "callback_number_changed",
+    "executive_impersonation",
+    "vendor_not_in_master",
+    "threshold_splitting",
+    "shared_bank_account",
+    "coordinated_timing",
 )
 
 # Three-way-match and arithmetic discrepancies (task B's ``discrepancies``).
 DiscrepancyKind = Literal[
-    "price_mismatch", "quantity_mismatch", "missing_goods_receipt", "missing_purchase_order",
-    "tax_mismatch", "total_mismatch", "currency_mismatch",
+    "price_mismatch",
+    "quantity_mismatch",
+    "missing_goods_receipt",
+    "missing_purchase_order",
+    "tax_mismatch",
+    "total_mismatch",
+    "currency_mismatch",
 ]
 DISCREPANCY_KINDS: tuple[str, ...] = (
-    "price_mismatch", "quantity_mismatch", "missing_goods_receipt", "missing_purchase_order",
-    "tax_mismatch", "total_mismatch", "currency_mismatch",
+    "price_mismatch",
+    "quantity_mismatch",
+    "missing_goods_receipt",
+    "missing_purchase_order",
+    "tax_mismatch",
+    "total_mismatch",
+    "currency_mismatch",
 )
 
 # duplicate: the same invoice again; near_duplicate: altered copy; credit_note: a credit note
@@ -112,28 +150,68 @@ LinkKind = Literal["duplicate", "near_duplicate", "credit_note", "campaign"]
 LINK_KINDS: tuple[str, ...] = ("duplicate", "near_duplicate", "credit_note", "campaign")
 
 DocRole = Literal[
-    "invoice", "credit_note", "purchase_order", "goods_receipt", "email", "vendor_master", "ledger",
-    "approval", "policy",
+    "invoice",
+    "credit_note",
+    "purchase_order",
+    "goods_receipt",
+    "email",
+    "vendor_master",
+    "ledger",
+    "approval",
+    "policy",
 ]
 DOC_ROLES: tuple[str, ...] = (
-    "invoice", "credit_note", "purchase_order", "goods_receipt", "email", "vendor_master", "ledger",
-    "approval", "policy",
+    "invoice",
+    "credit_note",
+    "purchase_order",
+    "goods_receipt",
+    "email",
+    "vendor_master",
+    "ledger",
+    "approval",
+    "policy",
 )
 
 APMediaType = Literal[
-    "application/pdf", "image/png", "image/jpeg", "message/rfc822", "application/json", "text/csv", "text/plain",
+    "application/pdf",
+    "image/png",
+    "image/jpeg",
+    "message/rfc822",
+    "application/json",
+    "text/csv",
+    "text/plain",
 ]
 
 # The invoice fields a target extracts (task A). ``bank_account``: the IBAN in electronic form
 # (no spaces) or, for US vendors, the account number; ``bank_code``: the BIC, or the ABA
 # routing number. Dates ISO YYYY-MM-DD; amounts as numbers in the invoice currency.
 FieldName = Literal[
-    "vendor_name", "vendor_vat_id", "invoice_number", "invoice_date", "due_date", "currency",
-    "subtotal", "tax", "total", "po_number", "bank_account", "bank_code",
+    "vendor_name",
+    "vendor_vat_id",
+    "invoice_number",
+    "invoice_date",
+    "due_date",
+    "currency",
+    "subtotal",
+    "tax",
+    "total",
+    "po_number",
+    "bank_account",
+    "bank_code",
 ]
 FIELD_NAMES: tuple[str, ...] = (
-    "vendor_name", "vendor_vat_id", "invoice_number", "invoice_date", "due_date", "currency",
-    "subtotal", "tax", "total", "po_number", "bank_account", "bank_code",
+    "vendor_name",
+    "vendor_vat_id",
+    "invoice_number",
+    "invoice_date",
+    "due_date",
+    "currency",
+    "subtotal",
+    "tax",
+    "total",
+    "po_number",
+    "bank_account",
+    "bank_code",
 )
 AMOUNT_FIELDS: frozenset[str] = frozenset({"subtotal", "tax", "total"})
 
@@ -141,6 +219,7 @@ _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
 # --- the bundle --------------------------------------------------------------------------
+
 
 class APDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One document of a case: its name inside the bundle (what links and evidence refer to),
@@ -162,6 +241,7 @@ class APDocument(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 # --- the label ---------------------------------------------------------------------------
+
 
 class EvidenceBox(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Where a value is printed: a document of the bundle, its page (1-based) and a box in

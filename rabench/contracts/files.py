@@ -65,8 +65,7 @@ def decode_run_manifest(data: bytes, where: str) -> RunManifest:
 
 def decode_rows(data: bytes, where: str) -> RowsFile:
     """``rows.json`` bytes -> RowsFile (version checked first)."""
-    check_version(_decode(data, _HeaderVersion, where, "rows.json file").header.contracts_version,
-                  where, RESCORE)
+    check_version(_decode(data, _HeaderVersion, where, "rows.json file").header.contracts_version, where, RESCORE)
     return _decode(data, RowsFile, where, "rows.json file")
 
 
@@ -84,8 +83,11 @@ def decode_cases(data: bytes, where: str) -> CasesFile:
 
 def decode_track(data: bytes, where: str) -> TrackRecord:
     """``real/track.json`` bytes -> TrackRecord (version checked first)."""
-    check_version(_decode(data, _Version, where, "track.json file").contracts_version, where,
-                  "run rabench bench --real again with this rabench")
+    check_version(
+        _decode(data, _Version, where, "track.json file").contracts_version,
+        where,
+        "run rabench bench --real again with this rabench",
+    )
     return _decode(data, TrackRecord, where, "track.json file")
 
 

@@ -19,11 +19,15 @@ from msgspec import UNSET, UnsetType
 
 FakeClass = Literal["ai_full", "ai_inpaint", "hand_edit", "generator", "pdf_edit", "photo_date"]
 Provenance = Literal["intact", "stripped", "none"]
-ScalarField = Literal[
-    "merchant", "date", "subtotal", "tax_total", "total", "currency", "receipt_number"
-]
+ScalarField = Literal["merchant", "date", "subtotal", "tax_total", "total", "currency", "receipt_number"]
 SCALAR_FIELDS: tuple[str, ...] = (
-    "merchant", "date", "subtotal", "tax_total", "total", "currency", "receipt_number",
+    "merchant",
+    "date",
+    "subtotal",
+    "tax_total",
+    "total",
+    "currency",
+    "receipt_number",
 )
 # Field names a reason may point at (``@field`` tags): the scalars plus line items.
 FIELD_TAGS: tuple[str, ...] = SCALAR_FIELDS + ("line_items",)
@@ -47,9 +51,7 @@ class Authenticity(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     edited_fields: list[ScalarField] = []
 
 
-class ReceiptLabel(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="suite", tag="receipt"
-):
+class ReceiptLabel(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="suite", tag="receipt"):
     """A receipt's ground truth: authenticity, provenance, the printed fields (absent = not
     labelled, null = not shown), line items and whether the amounts add up."""
 

@@ -180,7 +180,10 @@ class TargetsConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 _TABLES: dict[str, type[msgspec.Struct]] = {
-    "defaults": Defaults, "self": SelfSection, "bench": BenchSection, "executor": ExecutorSection,
+    "defaults": Defaults,
+    "self": SelfSection,
+    "bench": BenchSection,
+    "executor": ExecutorSection,
 }
 
 
@@ -228,9 +231,11 @@ def _unknown_keys(raw: dict[str, Any]) -> str | None:
                     return f"{where} unknown key {key!r} ({hint})"
             if provider is not None and provider not in DIY_BUILTIN + NOT_DIY and "wire" not in table:
                 near = difflib.get_close_matches(provider, list(DIY_BUILTIN + NOT_DIY), n=1, cutoff=0.6)
-                return (f"{where} is not a provider rabench knows"
-                        + (f" (did you mean {near[0]}?)" if near else "")
-                        + f"; a provider of your own needs wire = one of {', '.join(DIY_BUILTIN)}")
+                return (
+                    f"{where} is not a provider rabench knows"
+                    + (f" (did you mean {near[0]}?)" if near else "")
+                    + f"; a provider of your own needs wire = one of {', '.join(DIY_BUILTIN)}"
+                )
     return None
 
 
@@ -251,11 +256,11 @@ def parse_targets_config(raw: dict[str, Any], where: str = "targets config") -> 
     tables: dict[str, Any] = {}
     for name, value in raw.items():
         if name == "providers":
-            tables[name] = {p: _table(t, ProviderTable, f"[providers.{_printable(p)}]", where)
-                            for p, t in value.items()}
+            tables[name] = {
+                p: _table(t, ProviderTable, f"[providers.{_printable(p)}]", where) for p, t in value.items()
+            }
         elif name == "targets":
-            tables[name] = {t: _table(v, TargetTable, f"[targets.{_printable(t)!r}]", where)
-                            for t, v in value.items()}
+            tables[name] = {t: _table(v, TargetTable, f"[targets.{_printable(t)!r}]", where) for t, v in value.items()}
         else:
             tables[name] = _table(value, _TABLES[name], f"[{name}]", where)
     return TargetsConfig(**tables)

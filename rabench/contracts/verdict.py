@@ -11,14 +11,14 @@ from rabench.contracts.labels import LineItem
 ReasonKind = Literal["proof", "check", "file_fact", "plausibility", "opinion"]
 # Exactly the kinds of proof the spec counts (RA-Bench 0.2.0, "Evidence").
 ProofType = Literal[
-    "ai_generator_tag",      # an AI-generator tag read from the file
-    "ai_source_type",        # IPTC DigitalSourceType trainedAlgorithmicMedia / composite...
-    "generator_tag",         # a receipt/invoice-generator tag
-    "pdf_modified",          # PDF modification records (incremental update with changes)
-    "thumbnail_mismatch",    # embedded thumbnail doesn't match the image
-    "photo_before_purchase", # photo taken before the printed purchase date
-    "arithmetic",            # printed amounts that don't add up (with the numbers)
-    "duplicate_match",       # duplicate-network match
+    "ai_generator_tag",  # an AI-generator tag read from the file
+    "ai_source_type",  # IPTC DigitalSourceType trainedAlgorithmicMedia / composite...
+    "generator_tag",  # a receipt/invoice-generator tag
+    "pdf_modified",  # PDF modification records (incremental update with changes)
+    "thumbnail_mismatch",  # embedded thumbnail doesn't match the image
+    "photo_before_purchase",  # photo taken before the printed purchase date
+    "arithmetic",  # printed amounts that don't add up (with the numbers)
+    "duplicate_match",  # duplicate-network match
 ]
 CheckStatus = Literal["passed", "failed", "not_run"]
 MatchKind = Literal["exact", "perceptual", "text"]

@@ -20,5 +20,6 @@ def check_version(found: object, where: str, remedy: str) -> None:
     """UserError (exit 2) unless ``found`` is this rabench's ``CONTRACTS_VERSION``."""
     if found != CONTRACTS_VERSION or isinstance(found, bool):
         shown = "none" if found is None else repr(found)
-        raise UserError(f"{where}: contracts_version {shown} found, this rabench reads version "
-                        f"{CONTRACTS_VERSION}; {remedy}")
+        raise UserError(
+            f"{where}: contracts_version {shown} found, this rabench reads version {CONTRACTS_VERSION}; {remedy}"
+        )

@@ -49,26 +49,126 @@ SEARCH_ROWS = 8  # the change row is at most this many rows under the tendered a
 
 _W = r"(?<![a-z])(?:{})(?![a-z])"
 # Money handed over in cash (or just "paid"/"tendered", which on a till with change means cash)
-TENDER = re.compile(_W.format("|".join([
-    r"cash", r"tunai", r"tendered", r"tender", r"tend", r"tnd", r"paid", r"payment", r"zahlung", r"paiement", r"pago", r"betaling",
-    r"bayar", r"dibayar", r"pembayaran", r"bar", r"bargeld",
-    r"gegeben", r"erhalten", r"efectivo", r"entregado", r"entrega", r"recibido", r"especes", r"espece",
-    r"contanti", r"contante", r"contant", r"kontant", r"kontanter", r"gotowka", r"hotove", r"hotovost",
-    r"kateinen", r"received", r"pagado", r"pagato", r"paye", r"bezahlt", r"betaald", r"dinheiro", r"numerario",
-    r"お預り", r"お預かり", r"現金", r"amount tendered",
-])))
+TENDER = re.compile(
+    _W.format(
+        "|".join(
+            [
+                r"cash",
+                r"tunai",
+                r"tendered",
+                r"tender",
+                r"tend",
+                r"tnd",
+                r"paid",
+                r"payment",
+                r"zahlung",
+                r"paiement",
+                r"pago",
+                r"betaling",
+                r"bayar",
+                r"dibayar",
+                r"pembayaran",
+                r"bar",
+                r"bargeld",
+                r"gegeben",
+                r"erhalten",
+                r"efectivo",
+                r"entregado",
+                r"entrega",
+                r"recibido",
+                r"especes",
+                r"espece",
+                r"contanti",
+                r"contante",
+                r"contant",
+                r"kontant",
+                r"kontanter",
+                r"gotowka",
+                r"hotove",
+                r"hotovost",
+                r"kateinen",
+                r"received",
+                r"pagado",
+                r"pagato",
+                r"paye",
+                r"bezahlt",
+                r"betaald",
+                r"dinheiro",
+                r"numerario",
+                r"お預り",
+                r"お預かり",
+                r"現金",
+                r"amount tendered",
+            ]
+        )
+    )
+)
 # Money given back: vocab.says_change plus words that mean change only under a tendered amount
 CHANGE_MORE = re.compile(_W.format(r"monnaie|vuelto|change\s*due|rendu|devuelto|cambio"))
 # A payment that is not cash: its presence under the total means a split tender
-NON_CASH = re.compile(_W.format("|".join([
-    r"card", r"visa", r"master\s*card", r"mastercard", r"amex", r"maestro", r"debit", r"credit", r"ec", r"karte",
-    r"girocard", r"kartenzahlung", r"eftpos", r"interac", r"tarjeta", r"carte", r"cb", r"kad", r"kartu", r"karta",
-    r"kort", r"bankkort", r"dankort", r"pin", r"pinnen", r"bancontact", r"bancomat", r"multibanco",
-    r"contactless", r"apple\s*pay", r"google\s*pay", r"paypal", r"gift", r"voucher", r"coupon", r"cheque",
-    r"check", r"gutschein", r"bon", r"ticket", r"e-?wallet", r"grab\s*pay", r"touch\s*n\s*go", r"boost",
-    r"alipay", r"wechat", r"qr", r"points?", r"loyalty", r"deposit", r"a/c", r"account", r"credit\s*note",
-    r"pankkikortti", r"platba\s*kartou",
-])))
+NON_CASH = re.compile(
+    _W.format(
+        "|".join(
+            [
+                r"card",
+                r"visa",
+                r"master\s*card",
+                r"mastercard",
+                r"amex",
+                r"maestro",
+                r"debit",
+                r"credit",
+                r"ec",
+                r"karte",
+                r"girocard",
+                r"kartenzahlung",
+                r"eftpos",
+                r"interac",
+                r"tarjeta",
+                r"carte",
+                r"cb",
+                r"kad",
+                r"kartu",
+                r"karta",
+                r"kort",
+                r"bankkort",
+                r"dankort",
+                r"pin",
+                r"pinnen",
+                r"bancontact",
+                r"bancomat",
+                r"multibanco",
+                r"contactless",
+                r"apple\s*pay",
+                r"google\s*pay",
+                r"paypal",
+                r"gift",
+                r"voucher",
+                r"coupon",
+                r"cheque",
+                r"check",
+                r"gutschein",
+                r"bon",
+                r"ticket",
+                r"e-?wallet",
+                r"grab\s*pay",
+                r"touch\s*n\s*go",
+                r"boost",
+                r"alipay",
+                r"wechat",
+                r"qr",
+                r"points?",
+                r"loyalty",
+                r"deposit",
+                r"a/c",
+                r"account",
+                r"credit\s*note",
+                r"pankkikortti",
+                r"platba\s*kartou",
+            ]
+        )
+    )
+)
 # rows under the total that change what is due or was paid: the check has nothing clear to compare
 _EXPLAINING_KINDS = ("discount", "deposit", "tip", "rounding", "tax")
 _BLOCKING_KINDS = {"tip", "rounding", "discount", "deposit", "total", "subtotal", "with_tax"}
@@ -79,7 +179,7 @@ def _plain(text: str, a: Amount) -> bool:
     run into a word ("CASH V53.35": a digit read as a letter, or a letter glued to it)."""
     before = text[a.start - 1] if a.start > 0 else " "
     after = text[a.end] if a.end < len(text) else " "
-    return text[a.start:a.end] == a.text and not before.isalpha() and not after.isalnum()
+    return text[a.start : a.end] == a.text and not before.isalpha() and not after.isalnum()
 
 
 def _is_change(label: str) -> bool:
@@ -148,8 +248,9 @@ def assess(ex: Extraction, rows: list[Row]) -> Signal | str:
         return "no cash tendered and change under the total"
     back = change[1]
     # the amount tendered: the one every other cash row repeats, or shows less the change ("Paid 30.90")
-    tender = next((t for t in tenders if all(abs(v - t[1]) <= tol or abs(v - (t[1] - back)) <= tol
-                                              for _, v in tenders)), None)
+    tender = next(
+        (t for t in tenders if all(abs(v - t[1]) <= tol or abs(v - (t[1] - back)) <= tol for _, v in tenders)), None
+    )
     if tender is None:
         return "two different cash amounts: a split tender, or a misreading"
     tendered = tender[1]
@@ -172,16 +273,22 @@ def assess(ex: Extraction, rows: list[Row]) -> Signal | str:
     if any(abs(v - paid) <= tol for v in ex.other_totals):
         return "another total row shows what was paid"
     mu = minor
-    text = (f"What was paid does not match the total: tendered {_fmt(tendered, mu)} − change {_fmt(back, mu)} = "
-            f"{_fmt(paid, mu)}, but the total printed is {_fmt(f.total, mu)} (off by {_fmt(abs(diff), mu)}).")
+    text = (
+        f"What was paid does not match the total: tendered {_fmt(tendered, mu)} − change {_fmt(back, mu)} = "
+        f"{_fmt(paid, mu)}, but the total printed is {_fmt(f.total, mu)} (off by {_fmt(abs(diff), mu)})."
+    )
     # Corroborated: the other printed amounts add up to what was paid (and in no reading to the total),
     # so two independent sums agree and the total is the one amount that disagrees with both.
     sums = sums_of_the_printed_amounts(ex)
     used = ["subtotal" if f.subtotal is not None else "line_items"] + (["tax_total"] if ex.taxes else [])
-    corroborated = (any(abs(v - paid) <= tol for v in sums) and not any(abs(v - f.total) <= tol for v in sums)
-                    and min(ex.field_confidence.get(k, 1.0) for k in used) >= CONFIDENCE)
+    corroborated = (
+        any(abs(v - paid) <= tol for v in sums)
+        and not any(abs(v - f.total) <= tol for v in sums)
+        and min(ex.field_confidence.get(k, 1.0) for k in used) >= CONFIDENCE
+    )
     if corroborated:
-        text += f" The other printed amounts add up to what was paid, {_fmt(paid, mu)}: the total is the one that differs."
+        text += (
+            f" The other printed amounts add up to what was paid, {_fmt(paid, mu)}: the total is the one that differs."
+        )
     strength = round(min(1.0, max(0.05, 20.0 * abs(diff) / max(f.total, 10 ** (-mu) if mu else 1.0))), 4)
-    return Signal(name=SIGNAL, kind="opinion", text=text, fields=("total",), value=strength,
-                  corroborated=corroborated)
+    return Signal(name=SIGNAL, kind="opinion", text=text, fields=("total",), value=strength, corroborated=corroborated)

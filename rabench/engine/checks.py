@@ -88,8 +88,13 @@ def _readings(ex: Extraction, base: float) -> Iterator[float]:
     tax, tips, disc, rnd = sum(ex.taxes), sum(ex.tips), sum(ex.discounts), sum(ex.rounding)
     dep = sum(ex.deposits)
     tax_options = sorted({0.0, tax} if ex.taxes else {0.0}, reverse=not ex.tax_inclusive)
-    for t, d, tip, r, p in product(tax_options, sorted({0.0, disc}), sorted({tips, 0.0}, reverse=True),
-                                   sorted({rnd, 0.0}, reverse=True), sorted({dep, 0.0}, reverse=True)):
+    for t, d, tip, r, p in product(
+        tax_options,
+        sorted({0.0, disc}),
+        sorted({tips, 0.0}, reverse=True),
+        sorted({rnd, 0.0}, reverse=True),
+        sorted({dep, 0.0}, reverse=True),
+    ):
         yield base + t + tip - d + r + p
 
 
@@ -128,7 +133,8 @@ def _relations(ex: Extraction, tol: float) -> _Relations:
         items_ok = any(abs(items_sum - d - f.subtotal - t) <= tol for d in {0.0, disc} for t in {0.0, tax})
     half = 0.5 * 10 ** (-mu) + 1e-6
     bad = [
-        k for k, i in enumerate(ex.line_items)
+        k
+        for k, i in enumerate(ex.line_items)
         if i.quantity is not None and i.unit_price is not None and abs(i.quantity * i.unit_price - i.total) > half
     ]
     base = f.subtotal if f.subtotal is not None else items_sum
@@ -156,27 +162,38 @@ def _proof_doubts(ex: Extraction, rel: _Relations, tol: float) -> list[str]:
         used.append("tax_total")
     if rel.items_sum is not None and (rel.base_is_items or not rel.items_ok):
         used.append("line_items")
-    used += [n for n, v in (("tips", ex.tips), ("discounts", ex.discounts), ("rounding", ex.rounding),
-                            ("deposits", ex.deposits)) if v]
+    used += [
+        n
+        for n, v in (
+            ("tips", ex.tips),
+            ("discounts", ex.discounts),
+            ("rounding", ex.rounding),
+            ("deposits", ex.deposits),
+        )
+        if v
+    ]
     low = [n for n in used if _conf(ex, n) < PROOF_CONFIDENCE]
     if low:
         doubts.append(f"read with OCR confidence below {PROOF_CONFIDENCE:.2f}: {', '.join(low)}")
 
     if ex.taxes and rel.base > 0 and sum(ex.taxes) > MAX_TAX_SHARE * rel.base:
-        doubts.append(f"a tax of {_fmt(sum(ex.taxes), mu)} on {_fmt(rel.base, mu)} is more than any country charges: "
-                      "a tax row may be misread")
+        doubts.append(
+            f"a tax of {_fmt(sum(ex.taxes), mu)} on {_fmt(rel.base, mu)} is more than any country charges: "
+            "a tax row may be misread"
+        )
     # which one printed amount is the odd one out?
     odd = None
     if rel.items_ok and not rel.total_ok:
         odd = "total"
     elif not rel.items_ok and rel.total_ok:
-        doubts.append("the subtotal and the total agree and only the items don't: an item row may be misread "
-                      "or missed")
+        doubts.append("the subtotal and the total agree and only the items don't: an item row may be misread or missed")
     elif rel.total_ok_from_items:
         odd = "subtotal"
     elif not rel.items_ok:
-        doubts.append("the items, the subtotal and the total disagree with each other (more than one amount "
-                      "would have to be wrong)")
+        doubts.append(
+            "the items, the subtotal and the total disagree with each other (more than one amount "
+            "would have to be wrong)"
+        )
     if odd is not None and _conf(ex, odd) < ODD_ONE_CONFIDENCE:
         doubts.append(f"the {odd}, the one amount that disagrees, was read with OCR confidence {_conf(ex, odd):.2f}")
 
@@ -195,8 +212,10 @@ def _proof_doubts(ex: Extraction, rel: _Relations, tol: float) -> list[str]:
                 break
         step = CASH_STEP.get(f.currency or "", 0.05)
         if abs(f.total - rel.expected) <= step / 2 + tol and abs(round(f.total / step) - f.total / step) < 1e-6:
-            doubts.append(f"a difference of {_fmt(abs(f.total - rel.expected), mu)} on a total in steps of "
-                          f"{step:g} may be cash rounding")
+            doubts.append(
+                f"a difference of {_fmt(abs(f.total - rel.expected), mu)} on a total in steps of "
+                f"{step:g} may be cash rounding"
+            )
         if ex.table_tax is not None and ex.taxes and abs(ex.table_tax - sum(ex.taxes)) > tol:
             doubts.append(f"the tax summary gives tax {_fmt(ex.table_tax, mu)}, the tax row {_fmt(sum(ex.taxes), mu)}")
     return list(dict.fromkeys(doubts))
@@ -204,7 +223,9 @@ def _proof_doubts(ex: Extraction, rel: _Relations, tol: float) -> list[str]:
 
 def _diff_doubts(ex: Extraction, diffs: list[float], tol: float, *, items_too: bool, exclude: set[float]) -> list[str]:
     mu = ex.minor_units
-    candidates = [(v, k) for v, k in ex.printed_amounts if k != "payment" and not any(abs(v - e) <= tol for e in exclude)]
+    candidates = [
+        (v, k) for v, k in ex.printed_amounts if k != "payment" and not any(abs(v - e) <= tol for e in exclude)
+    ]
     if items_too:
         # a repeated row missed (twice or three times an item), or category subtotals read as items
         # ("Food 56.80", "Liquor 24.00" under the items they sum): up to three items together
@@ -218,8 +239,10 @@ def _diff_doubts(ex: Extraction, diffs: list[float], tol: float, *, items_too: b
         for v, kind in candidates:
             if v and abs(abs(d) - abs(v)) <= tol:
                 what = "an item row" if kind in ("other", "item") else f"a {kind} row"
-                return [f"the difference {_fmt(abs(d), mu)} equals an amount printed on {what}: a row may have been "
-                        "missed, repeated or read in the wrong role"]
+                return [
+                    f"the difference {_fmt(abs(d), mu)} equals an amount printed on {what}: a row may have been "
+                    "missed, repeated or read in the wrong role"
+                ]
     return []
 
 
@@ -244,12 +267,14 @@ def _sentence(ex: Extraction, rel: _Relations) -> tuple[str, dict[str, float]]:
     parts = []
     if not rel.items_ok:
         items_sum, sub = rel.items_sum or 0.0, f.subtotal or 0.0
-        parts.append(f"the line items add up to {_fmt(items_sum, mu)} but the subtotal printed is {_fmt(sub, mu)}"
-                     f" (off by {_fmt(abs(items_sum - sub), mu)})")
+        parts.append(
+            f"the line items add up to {_fmt(items_sum, mu)} but the subtotal printed is {_fmt(sub, mu)}"
+            f" (off by {_fmt(abs(items_sum - sub), mu)})"
+        )
     for k in rel.bad_lines[:3]:
         item = ex.line_items[k]
         parts.append(
-            f"line \"{item.description}\": {item.quantity:g} × {_fmt(item.unit_price or 0.0, mu)}"
+            f'line "{item.description}": {item.quantity:g} × {_fmt(item.unit_price or 0.0, mu)}'
             f" = {_fmt((item.quantity or 0.0) * (item.unit_price or 0.0), mu)}, but {_fmt(item.total, mu)} is printed"
         )
     if not rel.total_ok:
@@ -267,10 +292,18 @@ def _sentence(ex: Extraction, rel: _Relations) -> tuple[str, dict[str, float]]:
             text += f" − discounts {_fmt(sum(ex.discounts), mu)}"
         # the sum of exactly the terms named (no reading adds up, so the one shown is the one
         # as printed; ``rel.expected``, the first reading tried, may leave a term out)
-        shown = (rel.base + (sum(ex.taxes) if ex.taxes and not ex.tax_inclusive else 0.0) + sum(ex.tips)
-                 + sum(ex.rounding) + sum(ex.deposits) - sum(ex.discounts))
-        parts.append(f"{text} = {_fmt(shown, mu)}, but the total printed is {_fmt(f.total or 0.0, mu)}"
-                     f" (off by {_fmt(abs(shown - (f.total or 0.0)), mu)})")
+        shown = (
+            rel.base
+            + (sum(ex.taxes) if ex.taxes and not ex.tax_inclusive else 0.0)
+            + sum(ex.tips)
+            + sum(ex.rounding)
+            + sum(ex.deposits)
+            - sum(ex.discounts)
+        )
+        parts.append(
+            f"{text} = {_fmt(shown, mu)}, but the total printed is {_fmt(f.total or 0.0, mu)}"
+            f" (off by {_fmt(abs(shown - (f.total or 0.0)), mu)})"
+        )
         numbers["expected_total"] = round(shown, 6)
         numbers["difference"] = round((f.total or 0.0) - shown, 6)
     return "; ".join(parts), numbers
@@ -296,22 +329,44 @@ def totals_add_up(ex: Extraction, *, min_confidence: float = MIN_CONFIDENCE) -> 
     off = max(
         [abs(numbers.get("difference", 0.0))]
         + [abs((rel.items_sum or 0.0) - (f.subtotal or 0.0)) if not rel.items_ok else 0.0]
-        + [abs((i.quantity or 0.0) * (i.unit_price or 0.0) - i.total) for k, i in enumerate(ex.line_items)
-           if k in rel.bad_lines]
+        + [
+            abs((i.quantity or 0.0) * (i.unit_price or 0.0) - i.total)
+            for k, i in enumerate(ex.line_items)
+            if k in rel.bad_lines
+        ]
     )
     # strength for the risk model: how far off, relative to the total (5 % off or more = 1)
     strength = round(min(1.0, max(0.05, 20.0 * off / max(abs(f.total), 10 ** (-mu) if mu else 1.0))), 4)
-    doubts = _proof_doubts(ex, rel, tol) if not (rel.items_ok and rel.total_ok) else [
-        "only a quantity × price line disagrees (weights, per-unit discounts and misread quantities look alike)"]
+    doubts = (
+        _proof_doubts(ex, rel, tol)
+        if not (rel.items_ok and rel.total_ok)
+        else ["only a quantity × price line disagrees (weights, per-unit discounts and misread quantities look alike)"]
+    )
     if not doubts:
         sentence = "Printed amounts don't add up: " + what + "."
         check = Check(name=CHECK, status="failed", fields=["total", "subtotal"], numbers=numbers, detail=sentence)
-        return CheckResult(check, Signal(
-            name="check.totals_add_up", kind="proof", proof_type="arithmetic", text=sentence,
-            fields=("total", "subtotal"), value=strength, check=CHECK,
-        ))
+        return CheckResult(
+            check,
+            Signal(
+                name="check.totals_add_up",
+                kind="proof",
+                proof_type="arithmetic",
+                text=sentence,
+                fields=("total", "subtotal"),
+                value=strength,
+                check=CHECK,
+            ),
+        )
     sentence = f"Amounts could not be reconciled: {what}. Not claimed as proof: {doubts[0]}."
     check = Check(name=CHECK, status="not_run", fields=["total", "subtotal"], numbers=numbers, detail=sentence)
-    return CheckResult(check, Signal(
-        name=UNRECONCILED, kind="opinion", text=sentence, fields=("total", "subtotal"), value=strength, check=CHECK,
-    ))
+    return CheckResult(
+        check,
+        Signal(
+            name=UNRECONCILED,
+            kind="opinion",
+            text=sentence,
+            fields=("total", "subtotal"),
+            value=strength,
+            check=CHECK,
+        ),
+    )

@@ -49,9 +49,7 @@ def refuse_test_split(root: str | Path) -> tuple[Any, str | None]:
     suite = open_suite(root)
     split = suite_split(suite.header.meta)
     if split == "test":
-        raise UserError(
-            f"{root}: this suite's header says split=test; the risk model is fitted on the dev split only"
-        )
+        raise UserError(f"{root}: this suite's header says split=test; the risk model is fitted on the dev split only")
     return suite, split
 
 
@@ -113,8 +111,9 @@ async def run_suite(
             except PreparationError:
                 prep_path = None
             try:
-                result: Any = await pool.submit(analyse, str(lc.path), lc.case.media_type, prep_path, settings,
-                                               lc.case.submitted_at)
+                result: Any = await pool.submit(
+                    analyse, str(lc.path), lc.case.media_type, prep_path, settings, lc.case.submitted_at
+                )
             except UnreadableFile as exc:
                 result = exc
             except Exception as exc:  # an engine bug: record it, keep going
@@ -176,12 +175,14 @@ def reuse_results(path: Path, roots: list[str | Path]) -> list[CaseResult]:
     at = 0
     for root in roots:
         cases = list(open_suite(root))
-        part = results[at:at + len(cases)]
+        part = results[at : at + len(cases)]
         want = {lc.case.id: (lc.case.is_base, lc.case.label.is_fake) for lc in cases}
         got = {r.case_id: (r.is_base, r.is_fake) for r in part}
         if len(part) != len(cases) or got != want:
-            raise UserError(f"{path}: its cases {at}-{at + len(cases) - 1} are not the cases of {root} "
-                            "(give the suites in the order of the fit that wrote it)")
+            raise UserError(
+                f"{path}: its cases {at}-{at + len(cases) - 1} are not the cases of {root} "
+                "(give the suites in the order of the fit that wrote it)"
+            )
         at += len(cases)
     if at != len(results):
         raise UserError(f"{path}: {len(results) - at} more cases than the suites given")
@@ -239,6 +240,8 @@ def fit_suite(
         command=command,
     )
     if len(paths) > 1:
-        model = msgspec.structs.replace(model, notes="suites: " + "; ".join(
-            f"{n} (split={sp}, seed={sd})" for n, sp, sd in zip(names, splits, seeds)))
+        model = msgspec.structs.replace(
+            model,
+            notes="suites: " + "; ".join(f"{n} (split={sp}, seed={sd})" for n, sp, sd in zip(names, splits, seeds)),
+        )
     return model, risk_mod.save_model(model, out)

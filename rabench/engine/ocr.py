@@ -144,8 +144,10 @@ class OcrEngine:
     def _turned_share(self, bgr: np.ndarray, raw: list[Any]) -> float:
         """The share of the widest line boxes (up to 40, at least 3) the angle classifier
         calls upside down with confidence; 0 when there are fewer than 3."""
-        wide = sorted((np.asarray(points, dtype=np.float32) for points, _, _ in raw),
-                      key=lambda p: -float(p[:, 0].max() - p[:, 0].min()))[:40]
+        wide = sorted(
+            (np.asarray(points, dtype=np.float32) for points, _, _ in raw),
+            key=lambda p: -float(p[:, 0].max() - p[:, 0].min()),
+        )[:40]
         if len(wide) < 3:
             return 0.0
         _, votes, _ = self._ocr.text_cls(self._ocr.get_crop_img_list(bgr, wide))
@@ -158,7 +160,7 @@ class OcrEngine:
             return []
         out = []
         for c in crops:  # one at a time: a batch pads every crop to the widest, which changes the reads
-            (text, conf), = self._ocr.text_rec([np.ascontiguousarray(np.asarray(c.convert("RGB"))[:, :, ::-1])])[0]
+            ((text, conf),) = self._ocr.text_rec([np.ascontiguousarray(np.asarray(c.convert("RGB"))[:, :, ::-1])])[0]
             out.append((str(text).strip(), round(float(conf), 4)))
         return out
 
@@ -262,8 +264,7 @@ def turn(image: Image.Image, rotation: int) -> Image.Image:
     return image.rotate(rotation, expand=True) if rotation else image
 
 
-def unturn_box(box: tuple[int, int, int, int], rotation: int,
-               size: tuple[int, int]) -> tuple[int, int, int, int]:
+def unturn_box(box: tuple[int, int, int, int], rotation: int, size: tuple[int, int]) -> tuple[int, int, int, int]:
     """A box in the frame of ``turn(image, rotation)`` back in ``image``'s frame; ``size`` is
     the turned image's (width, height)."""
     x0, y0, x1, y1 = box
@@ -286,8 +287,7 @@ def _legibility(lines: list[OcrLine]) -> float:
 def _looks_sideways(raw: list[Any]) -> bool:
     # Line boxes of print read sideways stand on end; upright receipts have a few tall boxes at
     # most (a column of digits, a logo), never most of them.
-    sizes = [(float(np.ptp([p[0] for p in points])), float(np.ptp([p[1] for p in points])))
-             for points, _, _ in raw]
+    sizes = [(float(np.ptp([p[0] for p in points])), float(np.ptp([p[1] for p in points]))) for points, _, _ in raw]
     sizes = [(w, h) for w, h in sizes if max(w, h) >= 12]  # not specks and single marks
     return len(sizes) >= 3 and sum(h > 1.5 * w for w, h in sizes) > 0.6 * len(sizes)
 

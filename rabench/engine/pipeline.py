@@ -112,8 +112,9 @@ def _open_image(path: Path, what: str) -> Image.Image:
         raise UnreadableFile(f"{what} is truncated or corrupt: {exc}") from None
 
 
-def _upright_boxes(boxes: dict[str, list[tuple[int, int, int, int]]], rotation: int,
-                   size: tuple[int, int]) -> dict[str, list[tuple[int, int, int, int]]]:
+def _upright_boxes(
+    boxes: dict[str, list[tuple[int, int, int, int]]], rotation: int, size: tuple[int, int]
+) -> dict[str, list[tuple[int, int, int, int]]]:
     """Field boxes of a turned read (in the frame of the turned image, of ``size``) in the frame
     of the file as stored upright, which is what its thumbnail shows."""
     if not rotation:
@@ -153,8 +154,6 @@ def _render_pdf(path: Path) -> Image.Image:
             doc.close()
     except Exception as exc:
         raise UnreadableFile(f"the PDF can't be rendered: {exc or type(exc).__name__}") from None
-
-
 
 
 def purchase_date(extraction: Extraction) -> str | None:
@@ -275,8 +274,13 @@ def analyse(
         t_reread = time.perf_counter()
         shown = image
         extraction, reread_lines, _ = reread_amounts(
-            lines, extraction, result.check.status == "passed", lambda: source_image(orig, shown, rotation),
-            recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
+            lines,
+            extraction,
+            result.check.status == "passed",
+            lambda: source_image(orig, shown, rotation),
+            recognise=ocr_mod.recognise,
+            read_region=ocr_mod.read_region,
+        )
         if reread_lines is not lines:  # some amounts were read again: the rows are made from the new lines
             lines, rows = reread_lines, rows_from_ocr(reread_lines)
         timings["reread"] = time.perf_counter() - t_reread
@@ -304,12 +308,17 @@ def analyse(
     if settings.file_signals:
         t = time.perf_counter()
         with _analyser("provenance"):
-            signals.extend(file_signals(
-                orig, media_type, printed_date=purchase_date(extraction),
-                field_boxes=_upright_boxes(dict(extraction.field_boxes), rotation, image.size),
-                box_size=image.size if rotation in (0, 180) else (image.height, image.width),
-                extracted=extraction.fields, now=now,
-            ))
+            signals.extend(
+                file_signals(
+                    orig,
+                    media_type,
+                    printed_date=purchase_date(extraction),
+                    field_boxes=_upright_boxes(dict(extraction.field_boxes), rotation, image.size),
+                    box_size=image.size if rotation in (0, 180) else (image.height, image.width),
+                    extracted=extraction.fields,
+                    now=now,
+                )
+            )
         timings["provenance"] = time.perf_counter() - t
     if settings.visual_signals and source == "ocr":
         t = time.perf_counter()
@@ -324,11 +333,13 @@ def analyse(
             fingerprint = make_fingerprint(data, image, extraction.fields, extraction.line_items)
         timings["fingerprint"] = time.perf_counter() - t
     if actual != media_type:
-        signals.append(Signal(
-            name="file.type_mismatch",
-            kind="file_fact",
-            text=f"The file was declared {media_type} but its content is {actual}.",
-        ))
+        signals.append(
+            Signal(
+                name="file.type_mismatch",
+                kind="file_fact",
+                text=f"The file was declared {media_type} but its content is {actual}.",
+            )
+        )
     timings["total"] = time.perf_counter() - t0
     return Analysis(
         extraction=extraction,
@@ -339,4 +350,3 @@ def analyse(
         timings=timings,
         problems=problems,
     )
-

@@ -88,12 +88,14 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
     if rule is not None:
         for rate in dict.fromkeys(ex.tax_rates):
             if not rule.allows(rate):
-                out.append(Signal(
-                    name="plausibility.tax_rate_printed",
-                    kind="plausibility",
-                    text=f"The printed tax rate {rate:g}% is not a rate charged in {_where(rule, ex)} ({f.currency}).",
-                    fields=("tax_total",),
-                ))
+                out.append(
+                    Signal(
+                        name="plausibility.tax_rate_printed",
+                        kind="plausibility",
+                        text=f"The printed tax rate {rate:g}% is not a rate charged in {_where(rule, ex)} ({f.currency}).",
+                        fields=("tax_total",),
+                    )
+                )
     effective = _effective_rates(ex)
     if not effective or len(set(ex.tax_rates)) > 1:
         return out
@@ -104,23 +106,31 @@ def tax_rate_signals(ex: Extraction) -> list[Signal]:
     printed = ex.tax_rates[0] * len(ex.tax_rates) if ex.tax_rates else None
     if printed is not None:
         if printed + slack < lowest <= _credible(printed):
-            out.append(Signal(
-                name="plausibility.tax_rate_mismatch",
-                kind="plausibility",
-                text=(f"Tax {f.tax_total:.2f} is {lowest:.2f}% of {base:.2f}, "
-                      f"more than the {printed:g}% printed beside it."
-                      + (f" ({len(ex.tax_rates)} rows of {ex.tax_rates[0]:g}%)" if len(ex.tax_rates) > 1 else "")),
-                fields=("tax_total",),
-            ))
+            out.append(
+                Signal(
+                    name="plausibility.tax_rate_mismatch",
+                    kind="plausibility",
+                    text=(
+                        f"Tax {f.tax_total:.2f} is {lowest:.2f}% of {base:.2f}, "
+                        f"more than the {printed:g}% printed beside it."
+                        + (f" ({len(ex.tax_rates)} rows of {ex.tax_rates[0]:g}%)" if len(ex.tax_rates) > 1 else "")
+                    ),
+                    fields=("tax_total",),
+                )
+            )
     elif rule is not None and rule.max is None and rule.highest + slack < lowest <= _credible(rule.highest):
         # (not in sales-tax countries: a US "Tax" line also carries liquor, lodging and meal taxes)
-        out.append(Signal(
-            name="plausibility.tax_rate",
-            kind="plausibility",
-            text=(f"Tax {f.tax_total:.2f} on {base:.2f} is {lowest:.2f}%, above any rate charged in "
-                  f"{_where(rule, ex)} ({f.currency})."),
-            fields=("tax_total",),
-        ))
+        out.append(
+            Signal(
+                name="plausibility.tax_rate",
+                kind="plausibility",
+                text=(
+                    f"Tax {f.tax_total:.2f} on {base:.2f} is {lowest:.2f}%, above any rate charged in "
+                    f"{_where(rule, ex)} ({f.currency})."
+                ),
+                fields=("tax_total",),
+            )
+        )
     return out
 
 
@@ -132,21 +142,25 @@ def date_signals(ex: Extraction, *, today: dt.date | None = None, max_age_days: 
     except ValueError:
         return []
     if printed > today + dt.timedelta(days=1):
-        return [Signal(
-            name="plausibility.date_future",
-            kind="plausibility",
-            text=f"The purchase date {printed.isoformat()} is in the future (today is {today.isoformat()}).",
-            fields=("date",),
-        )]
+        return [
+            Signal(
+                name="plausibility.date_future",
+                kind="plausibility",
+                text=f"The purchase date {printed.isoformat()} is in the future (today is {today.isoformat()}).",
+                fields=("date",),
+            )
+        ]
     age = (today - printed).days
     if age > max_age_days:
-        return [Signal(
-            name="plausibility.receipt_age",
-            kind="plausibility",
-            text=f"The receipt is {age} days old (dated {printed.isoformat()}), older than {max_age_days} days.",
-            fields=("date",),
-            value=min(1.0, age / (5 * 365)),
-        )]
+        return [
+            Signal(
+                name="plausibility.receipt_age",
+                kind="plausibility",
+                text=f"The receipt is {age} days old (dated {printed.isoformat()}), older than {max_age_days} days.",
+                fields=("date",),
+                value=min(1.0, age / (5 * 365)),
+            )
+        ]
     return []
 
 
@@ -171,13 +185,17 @@ def placeholder_signals(ex: Extraction) -> list[Signal]:
     if m is None:
         return []
     line = text[text.rfind("\n", 0, m.start()) + 1 :].split("\n", 1)[0].strip()
-    return [Signal(
-        "plausibility.placeholder_address", "plausibility",
-        f"The address printed under the merchant looks like a template's placeholder: '{line}'.",
-        fields=("merchant",),
-    )]
+    return [
+        Signal(
+            "plausibility.placeholder_address",
+            "plausibility",
+            f"The address printed under the merchant looks like a template's placeholder: '{line}'.",
+            fields=("merchant",),
+        )
+    ]
 
 
-def plausibility_signals(ex: Extraction, *, today: dt.date | None = None, max_age_days: int = MAX_AGE_DAYS) -> list[Signal]:
-    return (tax_rate_signals(ex) + date_signals(ex, today=today, max_age_days=max_age_days)
-            + placeholder_signals(ex))
+def plausibility_signals(
+    ex: Extraction, *, today: dt.date | None = None, max_age_days: int = MAX_AGE_DAYS
+) -> list[Signal]:
+    return tax_rate_signals(ex) + date_signals(ex, today=today, max_age_days=max_age_days) + placeholder_signals(ex)

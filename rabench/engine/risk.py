@@ -31,7 +31,6 @@ Opinion reasons are held the same way, except when one of them is corroborated
 amounts add up to, and only the total differs): then the model's probability stands.
 """
 
-
 from __future__ import annotations
 
 import math
@@ -113,8 +112,9 @@ def feature_names(
     knees = knees or {}
     for signals in signal_sets:
         seen = {s.name for s in signals}
-        seen |= {s.name + EXCESS for s in signals
-                 if not s.reason and s.name in knees and float(s.value) > knees[s.name]}
+        seen |= {
+            s.name + EXCESS for s in signals if not s.reason and s.name in knees and float(s.value) > knees[s.name]
+        }
         for name in seen:
             counts[name] = counts.get(name, 0) + 1
     names = sorted(n for n, c in counts.items() if c >= min_count)
@@ -134,8 +134,11 @@ def knees_of(signal_sets: Sequence[Sequence[Signal]], labels: Sequence[int]) -> 
                 strongest[s.name] = max(strongest.get(s.name, 0.0), float(s.value))
         for name, v in strongest.items():
             values.setdefault(name, []).append(v)
-    return {name: round(float(np.quantile(v, KNEE_QUANTILE)), 3)
-            for name, v in sorted(values.items()) if len(v) >= MIN_KNEE_GENUINE}
+    return {
+        name: round(float(np.quantile(v, KNEE_QUANTILE)), 3)
+        for name, v in sorted(values.items())
+        if len(v) >= MIN_KNEE_GENUINE
+    }
 
 
 def fit(
@@ -216,8 +219,10 @@ def load_model(path: Path | None = None) -> RiskModel:
         return PRIOR
     model = msgspec.json.decode(p.read_bytes(), type=RiskModel)
     if model.version != 1 or len(model.coef) != len(model.features):
-        raise ValueError(f"{p}: a risk model of version {model.version} with {len(model.coef)} weights for "
-                         f"{len(model.features)} features; this rabench reads version 1, one weight per feature")
+        raise ValueError(
+            f"{p}: a risk model of version {model.version} with {len(model.coef)} weights for "
+            f"{len(model.features)} features; this rabench reads version 1, one weight per feature"
+        )
     return model
 
 

@@ -93,8 +93,14 @@ def _drop_store(store: Any) -> None:
 
 
 class SelfTarget:
-    def __init__(self, target_id: str, config: TargetsConfig, *, pool: WorkerPool | None = None,
-                 store_namespace: str | None = None):
+    def __init__(
+        self,
+        target_id: str,
+        config: TargetsConfig,
+        *,
+        pool: WorkerPool | None = None,
+        store_namespace: str | None = None,
+    ):
         section = config.self
         # A Redis duplicate store's keys are ``rabench:{<namespace>}:<rep>:``: unique per target
         # instance unless given, so two runs sharing one Redis never see (or clear) each other.
@@ -171,7 +177,11 @@ class SelfTarget:
         prepared = str(request.prepared) if request.prepared and Path(request.prepared).is_file() else None
         try:
             analysis: Analysis = await self._pool.submit(
-                analyse, str(request.original), request.media_type, prepared, self._settings,
+                analyse,
+                str(request.original),
+                request.media_type,
+                prepared,
+                self._settings,
                 request.submitted_at,
             )
         except (UnreadableFile, AnalyserCrash) as exc:
@@ -192,7 +202,11 @@ class SelfTarget:
             verdict = await analyse_bundle(request, pool_reader(self._pool))
         except Exception as exc:  # an engine bug on one bundle must not end the run
             raise TargetFailure("error", f"{request.case_id}: AP engine error: {type(exc).__name__}: {exc}") from None
-        return msgspec.structs.replace(verdict, usage=Usage(model=None, cost_usd=self._cost, model_cost_usd=0.0)) if self._cost is not None else verdict
+        return (
+            msgspec.structs.replace(verdict, usage=Usage(model=None, cost_usd=self._cost, model_cost_usd=0.0))
+            if self._cost is not None
+            else verdict
+        )
 
     def verdict(self, analysis: Analysis, ref: str) -> Verdict:
         """Turn one file's analysis into a Verdict (duplicate lookup + risk + reasons)."""

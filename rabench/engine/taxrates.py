@@ -130,8 +130,9 @@ def _overlaps(p: Period, lo: dt.date, hi: dt.date) -> bool:
     return (p.start is None or p.start <= hi) and (p.until is None or p.until >= lo)
 
 
-def rule(countries: tuple[str, ...] | list[str], dates: list[dt.date] | None = None,
-         table: TaxTable = TABLE) -> Rule | None:
+def rule(
+    countries: tuple[str, ...] | list[str], dates: list[dt.date] | None = None, table: TaxTable = TABLE
+) -> Rule | None:
     """The rates any of ``countries`` charged around any of ``dates`` (all periods when no date).
 
     None — judge nothing — when a country is not in the table, or any matching period has no

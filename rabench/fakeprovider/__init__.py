@@ -9,6 +9,15 @@ from rabench.fakeprovider.app import BackgroundFakeProvider, FakeApp, FakeProvid
 from rabench.fakeprovider.profile import BEHAVIOURS, BUILTIN, Latency, ModelProfile, Profile, load_profile
 
 __all__ = [
-    "BEHAVIOURS", "BUILTIN", "BackgroundFakeProvider", "FakeApp", "FakeProvider", "Latency", "ModelProfile", "Profile",
-    "RecordedRequest", "load_profile", "load_suite_labels",
+    "BEHAVIOURS",
+    "BUILTIN",
+    "BackgroundFakeProvider",
+    "FakeApp",
+    "FakeProvider",
+    "Latency",
+    "ModelProfile",
+    "Profile",
+    "RecordedRequest",
+    "load_profile",
+    "load_suite_labels",
 ]

@@ -18,8 +18,9 @@ def ap_suite_labels(suite: Path) -> dict[str, APLabel]:
 
     labels: dict[str, APLabel] = {}
     for lc in open_ap_suite(suite):
-        doc = next((d for d in lc.case.documents
-                    if d.role in ("invoice", "credit_note") and d.media_type in IMAGE_TYPES), None)
+        doc = next(
+            (d for d in lc.case.documents if d.role in ("invoice", "credit_note") and d.media_type in IMAGE_TYPES), None
+        )
         if doc is None:
             continue
         data = lc.read(doc.name)

@@ -85,8 +85,7 @@ def _peer(request: web.Request) -> str:
 
 
 class FakeApp:
-    def __init__(self, profile: Profile, labels: dict[str, ReceiptLabel | APLabel] | None = None,
-                 record: bool = True):
+    def __init__(self, profile: Profile, labels: dict[str, ReceiptLabel | APLabel] | None = None, record: bool = True):
         self.profile = profile
         self.labels = labels or {}
         # every request with its body, for tests that look at what was sent; off in the CLI
@@ -108,8 +107,12 @@ class FakeApp:
 
     async def _models(self, request: web.Request) -> web.Response:
         data = [
-            {"id": mid, "object": "model", "type": "language",
-             "pricing": {"input": f"{p[0] / 1e6:.12g}", "output": f"{p[1] / 1e6:.12g}"}}
+            {
+                "id": mid,
+                "object": "model",
+                "type": "language",
+                "pricing": {"input": f"{p[0] / 1e6:.12g}", "output": f"{p[1] / 1e6:.12g}"},
+            }
             for mid, p in sorted(self.profile.prices.items())
         ]
         return web.json_response({"object": "list", "data": data})
@@ -140,11 +143,19 @@ class FakeApp:
                 if limit and self._active.get(model, 0) >= limit:
                     behaviour, latency = "429", 0.0
             if self.record:
-                self.requests.append(RecordedRequest(
-                    wire=wire, path=request.path,
-                    headers={k.lower(): v for k, v in request.headers.items()},
-                    body=body, model=model, image_sha256=image_sha, n=n, behaviour=behaviour,
-                    peer=_peer(request)))
+                self.requests.append(
+                    RecordedRequest(
+                        wire=wire,
+                        path=request.path,
+                        headers={k.lower(): v for k, v in request.headers.items()},
+                        body=body,
+                        model=model,
+                        image_sha256=image_sha,
+                        n=n,
+                        behaviour=behaviour,
+                        peer=_peer(request),
+                    )
+                )
             self._active[model] = self._active.get(model, 0) + 1
             try:
                 if latency > 0:
@@ -155,8 +166,9 @@ class FakeApp:
 
         return handle
 
-    async def _respond(self, request: web.Request, fmt: Any, behaviour: str, model: str,
-                       image_sha: str | None, rng: Any) -> web.StreamResponse:
+    async def _respond(
+        self, request: web.Request, fmt: Any, behaviour: str, model: str, image_sha: str | None, rng: Any
+    ) -> web.StreamResponse:
         mp = self.profile.for_model(model)
         if behaviour in HTTP_BEHAVIOURS:
             status = int(behaviour)
@@ -164,10 +176,14 @@ class FakeApp:
             if status in (429, 503) and mp.retry_after is not None:
                 headers["Retry-After"] = mp.retry_after
             message = {401: "missing or invalid API key", 400: "request has no model or no base64 image"}.get(
-                status, f"scripted {status} from the fake provider")
+                status, f"scripted {status} from the fake provider"
+            )
             if mp.echo_key and status < 500:
-                sent = [v for k, v in request.headers.items()
-                        if k.lower() in ("authorization", "x-api-key", "x-goog-api-key")]
+                sent = [
+                    v
+                    for k, v in request.headers.items()
+                    if k.lower() in ("authorization", "x-api-key", "x-goog-api-key")
+                ]
                 message += f" (Incorrect API key provided: {' '.join(sent)})"
             return web.json_response(fmt.error(status, message), status=status, headers=headers)
         if behaviour == "reset":
@@ -199,8 +215,15 @@ class FakeApp:
 class FakeProvider:
     """Run the fake in-process: ``async with FakeProvider(profile) as fake: fake.url``."""
 
-    def __init__(self, profile: Profile, *, labels: dict[str, ReceiptLabel | APLabel] | None = None,
-                 host: str = "127.0.0.1", port: int = 0, record: bool = True):
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        labels: dict[str, ReceiptLabel | APLabel] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        record: bool = True,
+    ):
         self.app = FakeApp(profile, labels, record=record)
         self.host, self.port = host, port
         self._runner: web.AppRunner | None = None
@@ -214,8 +237,7 @@ class FakeProvider:
         return f"http://{self.host}:{self.port}"
 
     async def start(self) -> str:
-        self._runner = web.AppRunner(self.app.make_app(), handle_signals=False, access_log=None,
-                                     shutdown_timeout=0.5)
+        self._runner = web.AppRunner(self.app.make_app(), handle_signals=False, access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()

@@ -137,8 +137,9 @@ class BatchRoutes:
             return web.json_response(OpenAIFormat.error(400, "need purpose=batch and a file"), status=400)
         file_id = f"file-{next(_ids):06d}"
         self.files[file_id] = upload.file.read()
-        return web.json_response({"id": file_id, "object": "file", "purpose": "batch",
-                                  "bytes": len(self.files[file_id])})
+        return web.json_response(
+            {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(self.files[file_id])}
+        )
 
     async def openai_create(self, request: web.Request) -> web.Response:
         if not self._key_ok(request, OpenAIFormat):
@@ -157,8 +158,14 @@ class BatchRoutes:
 
     def _openai_obj(self, batch: FakeBatch) -> dict[str, Any]:
         status = "validating" if batch.polls == 0 else "in_progress"
-        out: dict[str, Any] = {"id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions",
-                               "status": status, "output_file_id": None, "error_file_id": None}
+        out: dict[str, Any] = {
+            "id": batch.id,
+            "object": "batch",
+            "endpoint": "/v1/chat/completions",
+            "status": status,
+            "output_file_id": None,
+            "error_file_id": None,
+        }
         if batch.results is not None:
             ok = [r for r in batch.results if r[1] is not None]
             gone = [r for r in batch.results if r[1] is None]
@@ -166,18 +173,35 @@ class BatchRoutes:
             if ok:
                 fid = f"file-out-{batch.id}"
                 self.files[fid] = b"".join(
-                    json.dumps({"id": f"req_{cid}", "custom_id": cid,
-                                "response": {"status_code": st, "request_id": "r", "body": payload},
-                                "error": None}).encode() + b"\n" for cid, st, payload in ok)
+                    json.dumps(
+                        {
+                            "id": f"req_{cid}",
+                            "custom_id": cid,
+                            "response": {"status_code": st, "request_id": "r", "body": payload},
+                            "error": None,
+                        }
+                    ).encode()
+                    + b"\n"
+                    for cid, st, payload in ok
+                )
                 out["output_file_id"] = fid
             if gone:
                 fid = f"file-err-{batch.id}"
                 self.files[fid] = b"".join(
-                    json.dumps({"id": f"req_{cid}", "custom_id": cid, "response": None,
-                                "error": {"code": "batch_expired",
-                                          "message": "This request could not be executed before the "
-                                                     "completion window expired."}}).encode() + b"\n"
-                    for cid, _, _ in gone)
+                    json.dumps(
+                        {
+                            "id": f"req_{cid}",
+                            "custom_id": cid,
+                            "response": None,
+                            "error": {
+                                "code": "batch_expired",
+                                "message": "This request could not be executed before the completion window expired.",
+                            },
+                        }
+                    ).encode()
+                    + b"\n"
+                    for cid, _, _ in gone
+                )
                 out["error_file_id"] = fid
             out["request_counts"] = {"total": len(batch.items), "completed": len(ok), "failed": len(gone)}
         return out
@@ -209,9 +233,12 @@ class BatchRoutes:
 
     def _anthropic_obj(self, request: web.Request, batch: FakeBatch) -> dict[str, Any]:
         ended = batch.results is not None
-        return {"id": batch.id, "type": "message_batch",
-                "processing_status": "ended" if ended else "in_progress",
-                "results_url": f"{request.url.origin()}/v1/messages/batches/{batch.id}/results" if ended else None}
+        return {
+            "id": batch.id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "results_url": f"{request.url.origin()}/v1/messages/batches/{batch.id}/results" if ended else None,
+        }
 
     async def anthropic_get(self, request: web.Request) -> web.Response:
         batch = self.batches.get(request.match_info["id"])
@@ -264,9 +291,15 @@ class BatchRoutes:
                 inlined.append({"error": {"code": status, "message": json.dumps(payload)}, "metadata": {"key": cid}})
         state = "BATCH_STATE_EXPIRED" if batch.expired else "BATCH_STATE_SUCCEEDED"
         output = {"inlinedResponses": {"inlinedResponses": inlined}}
-        return {"name": name, "metadata": {"name": name, "state": state, "output": output}, "done": True,
-                "response": {"@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput",
-                             **output}}
+        return {
+            "name": name,
+            "metadata": {"name": name, "state": state, "output": output},
+            "done": True,
+            "response": {
+                "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatchOutput",
+                **output,
+            },
+        }
 
     async def gemini_get(self, request: web.Request) -> web.Response:
         batch = self.batches.get(request.match_info["id"])

@@ -16,11 +16,17 @@ from typing import Any
 from aiohttp import web
 
 STATUS_TEXT = {
-    400: ("invalid_request_error", "INVALID_ARGUMENT"), 401: ("authentication_error", "UNAUTHENTICATED"),
-    403: ("permission_error", "PERMISSION_DENIED"), 404: ("not_found_error", "NOT_FOUND"),
-    408: ("timeout_error", "DEADLINE_EXCEEDED"), 422: ("invalid_request_error", "INVALID_ARGUMENT"),
-    429: ("rate_limit_error", "RESOURCE_EXHAUSTED"), 500: ("api_error", "INTERNAL"),
-    502: ("api_error", "UNAVAILABLE"), 503: ("api_error", "UNAVAILABLE"), 529: ("overloaded_error", "UNAVAILABLE"),
+    400: ("invalid_request_error", "INVALID_ARGUMENT"),
+    401: ("authentication_error", "UNAUTHENTICATED"),
+    403: ("permission_error", "PERMISSION_DENIED"),
+    404: ("not_found_error", "NOT_FOUND"),
+    408: ("timeout_error", "DEADLINE_EXCEEDED"),
+    422: ("invalid_request_error", "INVALID_ARGUMENT"),
+    429: ("rate_limit_error", "RESOURCE_EXHAUSTED"),
+    500: ("api_error", "INTERNAL"),
+    502: ("api_error", "UNAVAILABLE"),
+    503: ("api_error", "UNAVAILABLE"),
+    529: ("overloaded_error", "UNAVAILABLE"),
 }
 
 
@@ -59,13 +65,21 @@ class OpenAIFormat:
         return auth.startswith("Bearer ") and len(auth) > len("Bearer ")
 
     @staticmethod
-    def answer(model: str, text: str | None, tin: int, tout: int, *, refusal: str | None = None,
-               finish: str = "stop") -> dict[str, Any]:
+    def answer(
+        model: str, text: str | None, tin: int, tout: int, *, refusal: str | None = None, finish: str = "stop"
+    ) -> dict[str, Any]:
         return {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": model,
-            "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": text, "refusal": refusal}}],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": finish,
+                    "message": {"role": "assistant", "content": text, "refusal": refusal},
+                }
+            ],
             "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
         }
 
@@ -106,9 +120,13 @@ class AnthropicFormat:
     @staticmethod
     def answer(model: str, text: str | None, tin: int, tout: int, *, stop: str = "end_turn") -> dict[str, Any]:
         return {
-            "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
             "content": [{"type": "text", "text": text}] if text is not None else [],
-            "stop_reason": stop, "stop_sequence": None,
+            "stop_reason": stop,
+            "stop_sequence": None,
             "usage": {"input_tokens": tin, "output_tokens": tout},
         }
 
@@ -148,9 +166,9 @@ class GeminiFormat:
         parts = [{"text": text}] if text is not None else []
         return {
             "candidates": [{"content": {"parts": parts, "role": "model"}, "finishReason": finish, "index": 0}],
-            "usageMetadata": {"promptTokenCount": tin, "candidatesTokenCount": tout,
-                              "totalTokenCount": tin + tout},
-            "modelVersion": model, "responseId": "fake",
+            "usageMetadata": {"promptTokenCount": tin, "candidatesTokenCount": tout, "totalTokenCount": tin + tout},
+            "modelVersion": model,
+            "responseId": "fake",
         }
 
     @classmethod
@@ -165,5 +183,4 @@ class GeminiFormat:
 
     @staticmethod
     def error(status: int, message: str) -> dict[str, Any]:
-        return {"error": {"code": status, "message": message,
-                          "status": STATUS_TEXT.get(status, ("", "UNKNOWN"))[1]}}
+        return {"error": {"code": status, "message": message, "status": STATUS_TEXT.get(status, ("", "UNKNOWN"))[1]}}

@@ -24,10 +24,23 @@ import msgspec
 from rabench.errors import UserError
 
 HTTP_BEHAVIOURS = frozenset({"400", "401", "403", "404", "408", "422", "429", "500", "502", "503", "529"})
-BEHAVIOURS = frozenset(
-    {"right", "wrong", "unreadable", "refusal", "content_filter", "other_model", "malformed",
-     "empty", "reset", "hang"}
-) | HTTP_BEHAVIOURS
+BEHAVIOURS = (
+    frozenset(
+        {
+            "right",
+            "wrong",
+            "unreadable",
+            "refusal",
+            "content_filter",
+            "other_model",
+            "malformed",
+            "empty",
+            "reset",
+            "hang",
+        }
+    )
+    | HTTP_BEHAVIOURS
+)
 
 
 class Latency(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -112,8 +125,7 @@ BUILTIN: dict[str, Profile] = {
     # An account limit of 8 calls in flight: above it, 429 without a Retry-After.
     "limited": Profile(
         name="limited",
-        default=ModelProfile(latency=Latency(dist="uniform", min_ms=20, max_ms=40), max_in_flight=8,
-                             retry_after=None),
+        default=ModelProfile(latency=Latency(dist="uniform", min_ms=20, max_ms=40), max_in_flight=8, retry_after=None),
     ),
     # A bit of everything, weighted like a bad day at a provider.
     "chaos": Profile(
@@ -121,9 +133,21 @@ BUILTIN: dict[str, Profile] = {
         default=ModelProfile(
             latency=Latency(dist="lognormal", median_ms=40, sigma=0.6),
             retry_after="0",
-            mix={"right": 0.55, "wrong": 0.1, "unreadable": 0.05, "refusal": 0.03,
-                 "content_filter": 0.02, "other_model": 0.02, "malformed": 0.03, "empty": 0.02,
-                 "reset": 0.04, "429": 0.06, "500": 0.03, "502": 0.02, "503": 0.03},
+            mix={
+                "right": 0.55,
+                "wrong": 0.1,
+                "unreadable": 0.05,
+                "refusal": 0.03,
+                "content_filter": 0.02,
+                "other_model": 0.02,
+                "malformed": 0.03,
+                "empty": 0.02,
+                "reset": 0.04,
+                "429": 0.06,
+                "500": 0.03,
+                "502": 0.02,
+                "503": 0.03,
+            },
         ),
     ),
 }

@@ -100,8 +100,15 @@ def hash_file(path: Path) -> str:
 class PrepCache:
     """``await cache.get(path, sha256, media_type)`` -> the prepared file (or PreparationError)."""
 
-    def __init__(self, root: Path | None = None, *, threads: int = 2, memo_size: int = 8192,
-                 timeout_s: float = PREP_TIMEOUT_S, memory_mb: int = PREP_MEMORY_MB):
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        threads: int = 2,
+        memo_size: int = 8192,
+        timeout_s: float = PREP_TIMEOUT_S,
+        memory_mb: int = PREP_MEMORY_MB,
+    ):
         self.root = Path(root) if root is not None else default_cache_root()
         self._root_str = str(self.root).rstrip("/")  # "/" alone: "", so entries start "/ab/"
         self.workers = PrepWorkers(threads, timeout_s=timeout_s, memory_mb=memory_mb)

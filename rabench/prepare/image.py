@@ -88,13 +88,9 @@ def check_dimensions(width: float, height: float, what: str = "image") -> None:
     if width <= 0 or height <= 0:
         raise PreparationError(f"{what} has no pixels")
     if width * height > MAX_PIXELS:
-        raise PreparationError(
-            f"{what} too large to decode safely: {width:g}x{height:g} px is over {MAX_PIXELS:,} px"
-        )
+        raise PreparationError(f"{what} too large to decode safely: {width:g}x{height:g} px is over {MAX_PIXELS:,} px")
     if max(width, height) > MAX_ASPECT * min(width, height):
-        raise PreparationError(
-            f"{what} too elongated to read: {width:g}x{height:g} px is more than {MAX_ASPECT}:1"
-        )
+        raise PreparationError(f"{what} too elongated to read: {width:g}x{height:g} px is more than {MAX_ASPECT}:1")
 
 
 def jpeg_scan_count(data: bytes) -> int:
@@ -112,7 +108,7 @@ def jpeg_scan_count(data: bytes) -> int:
         if marker == 0x01 or 0xD0 <= marker <= 0xD7:  # no length
             pos += 2
             continue
-        pos += 2 + int.from_bytes(data[pos + 2:pos + 4], "big")
+        pos += 2 + int.from_bytes(data[pos + 2 : pos + 4], "big")
         if marker != 0xDA:
             continue
         count += 1

@@ -53,13 +53,16 @@ def sentences(rows: Sequence[Row]) -> list[str]:
             f"paying everything and {_f(review_all.value if review_all else None, money=True)} reviewing everything. "
             f"Brier score {_iv(g('brier_score'))} and log loss {_iv(g('log_loss'))} (the uniform forecast scores "
             f"{_f(g('brier_score_uniform').value if g('brier_score_uniform') else None)} Brier); reason-code F1 "
-            f"{_iv(g('reason_code_f1'))}; fields grounded (IoU ≥ 0.5) {_iv(g('field_grounded'), pct=True)}.")
+            f"{_iv(g('reason_code_f1'))}; fields grounded (IoU ≥ 0.5) {_iv(g('field_grounded'), pct=True)}."
+        )
     return out
 
 
-INTRO = ("Accounts-payable suite: every figure is measured on the target's own answer (no guard rewrites an "
-         "unsafe PAY), costs use the cited defaults of docs/methodology-ap.md (a fraud paid $58,900, a payable "
-         "invoice held $12.88, fraud 0.5% of invoices), calibration uses proper scores only.")
+INTRO = (
+    "Accounts-payable suite: every figure is measured on the target's own answer (no guard rewrites an "
+    "unsafe PAY), costs use the cited defaults of docs/methodology-ap.md (a fraud paid $58,900, a payable "
+    "invoice held $12.88, fraud 0.5% of invoices), calibration uses proper scores only."
+)
 
 
 def markdown(rows: Sequence[Row]) -> list[str]:

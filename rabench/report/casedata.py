@@ -135,11 +135,13 @@ class _TargetRuns:
                 self.error[k] = s(oc.error)
             else:
                 self.status[k] = tables(oc.status)
-                fields = ", ".join(f"{name}={val}" for name, val in msgspec.structs.asdict(v.fields).items()
-                                   if val is not None)
+                fields = ", ".join(
+                    f"{name}={val}" for name, val in msgspec.structs.asdict(v.fields).items() if val is not None
+                )
                 for r in v.reasons[:MAX_REASONS]:  # texts numbered before the fields, as always
-                    reasons.extend((tables(("kind", r.kind)), s(r.text), tables(tuple(r.fields)),
-                                    tables(("proof", r.proof_type))))
+                    reasons.extend(
+                        (tables(("kind", r.kind)), s(r.text), tables(tuple(r.fields)), tables(("proof", r.proof_type)))
+                    )
                 if v.risk is not None:
                     self.risk[k] = float(v.risk)  # unrounded: 0.49996 must stay below 0.5
                 self.fields[k] = s(fields)
@@ -155,11 +157,19 @@ class _TargetRuns:
             a, b = int(self.first_reason[k]), int(self.first_reason[k + 1])
             reasons: list[ReasonView] = []
             for j in range(a, b, 4):
-                kind, text, fields, proof = self.reasons[j:j + 4]
+                kind, text, fields, proof = self.reasons[j : j + 4]
                 reasons.append((values[kind][1], text, list(values[fields]), values[proof][1]))
             risk = float(self.risk[k])
-            out.append((int(self.rep[k]), values[int(self.status[k])], None if risk != risk else risk,
-                        int(self.fields[k]), reasons, int(self.error[k])))
+            out.append(
+                (
+                    int(self.rep[k]),
+                    values[int(self.status[k])],
+                    None if risk != risk else risk,
+                    int(self.fields[k]),
+                    reasons,
+                    int(self.error[k]),
+                )
+            )
         return out
 
 
@@ -218,18 +228,26 @@ def write(inp: ScoreInput, out_dir: Path, *, thumbnails: bool = True) -> Path:
                     per_target.append(r.views(r.order[lo:hi], tables))
                 img_path, media, which = image_of(inp, case) if thumbnails else (None, case.media_type, "none")
                 view = CaseView(
-                    id=case.id, base=bool(inp.cases.is_base[i]), fake=bool(inp.cases.is_fake[i]),
-                    label=_label(case), strata=member[i],
+                    id=case.id,
+                    base=bool(inp.cases.is_base[i]),
+                    fake=bool(inp.cases.is_fake[i]),
+                    label=_label(case),
+                    strata=member[i],
                     lineage=f"{case.lineage.transform} of {case.lineage.of}" if case.lineage else None,
-                    img=thumb(img_path, media) if thumbnails else None, img_kind=which, runs=per_target,
+                    img=thumb(img_path, media) if thumbnails else None,
+                    img_kind=which,
+                    runs=per_target,
                 )
                 buf.clear()
                 if i:
                     buf.extend(b",")
                 enc.encode_into(view, buf, -1)
                 spool.write(buf)
-        head = enc.encode(CasesFile(format=FORMAT, suite=inp.suite_name, targets=targets, strata=strata,
-                                    flag_at=0.5, strings=[], cases=[]))
+        head = enc.encode(
+            CasesFile(
+                format=FORMAT, suite=inp.suite_name, targets=targets, strata=strata, flag_at=0.5, strings=[], cases=[]
+            )
+        )
         # ..."strings":[],"cases":[],"contracts_version":N}: each array filled from its spool
         at_strings = head.rindex(b'"strings":[],"cases":[]') + len(b'"strings":[')
         at_cases = at_strings + len(b'],"cases":[')

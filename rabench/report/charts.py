@@ -17,22 +17,26 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-plt.rcParams.update({
-    "svg.fonttype": "none",  # text stays text (searchable, crisp)
-    "font.size": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "svg.hashsalt": "rabench",  # stable element ids: same data, same bytes
-})
+plt.rcParams.update(
+    {
+        "svg.fonttype": "none",  # text stays text (searchable, crisp)
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "svg.hashsalt": "rabench",  # stable element ids: same data, same bytes
+    }
+)
 PAD = 0.03  # axes run a little past 0 and 1 so a value of exactly 0 or 1 is drawn whole
 
 
 def _svg(fig) -> str:
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
+    fig.savefig(
+        buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None, "Format": None, "Type": None}
+    )
     plt.close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def colour(target: str) -> str:
@@ -71,13 +75,21 @@ def interval_chart(
                 continue
             y = m - 0.4 + step * (t + 0.5)
             if lo is not None and hi is not None:
-                bars = ax.errorbar([value], [y], xerr=[[max(0.0, value - lo)], [max(0.0, hi - value)]], fmt="o",
-                                   ms=4, color=colour(target), capsize=2, lw=1.2, label=target if m == 0 else None)
+                bars = ax.errorbar(
+                    [value],
+                    [y],
+                    xerr=[[max(0.0, value - lo)], [max(0.0, hi - value)]],
+                    fmt="o",
+                    ms=4,
+                    color=colour(target),
+                    capsize=2,
+                    lw=1.2,
+                    label=target if m == 0 else None,
+                )
                 for art in (bars.lines[0], *bars.lines[1], *bars.lines[2]):
                     art.set_clip_on(False)
             else:
-                ax.plot([value], [y], "o", ms=4, color=colour(target), clip_on=False,
-                        label=target if m == 0 else None)
+                ax.plot([value], [y], "o", ms=4, color=colour(target), clip_on=False, label=target if m == 0 else None)
     ax.set_yticks(range(len(metrics)), metrics)
     ax.invert_yaxis()
     if xlim:
@@ -150,17 +162,27 @@ def cost_sweep_chart(
     scenarios = [s.replace("$", r"\$") for s in scenarios]  # a '$' would start matplotlib mathtext
     fig, ax = plt.subplots(figsize=(7.2, 0.2 * len(scenarios) * n + 0.25 * len(scenarios) + 1.6))
     h = 0.8 / n
-    top = max([v for vals in series.values() for v in vals if v is not None]
-              + [v for v in approve_all if v is not None] + [1.0])
+    top = max(
+        [v for vals in series.values() for v in vals if v is not None]
+        + [v for v in approve_all if v is not None]
+        + [1.0]
+    )
     seen: dict[str, int] = {}
     for t, (name, values) in enumerate(series.items()):
         target = _base(name)
         k = seen[target] = seen.get(target, -1) + 1
         ys = [i - 0.4 + h * (t + 0.5) for i in range(len(scenarios))]
         known = [(y, v) for y, v in zip(ys, values) if v is not None]
-        ax.barh([y for y, _ in known], [v for _, v in known], height=h * 0.9, color=colour(target),
-                hatch="///" if k else None, edgecolor="white" if k else colour(target), lw=0,
-                label=name.replace("$", r"\$"))
+        ax.barh(
+            [y for y, _ in known],
+            [v for _, v in known],
+            height=h * 0.9,
+            color=colour(target),
+            hatch="///" if k else None,
+            edgecolor="white" if k else colour(target),
+            lw=0,
+            label=name.replace("$", r"\$"),
+        )
         for y, v in zip(ys, values):
             if v is None:
                 ax.text(0, y, " unknown", va="center", ha="left", fontsize=7, color="#c62828", style="italic")
@@ -169,15 +191,28 @@ def cost_sweep_chart(
                     ax.plot([0, 0], [y - h * 0.42, y + h * 0.42], color=colour(target), lw=2.5, clip_on=False)
                 ax.text(v + top * 0.01, y, rf"\${v:,.0f}", va="center", ha="left", fontsize=7, color="#333")
     ys_a = [i for i, v in enumerate(approve_all) if v is not None]
-    ax.scatter([approve_all[i] for i in ys_a], ys_a, marker="|", s=420, color="#000", lw=1.6,
-               label="approve everything", zorder=3)
+    ax.scatter(
+        [approve_all[i] for i in ys_a],
+        ys_a,
+        marker="|",
+        s=420,
+        color="#000",
+        lw=1.6,
+        label="approve everything",
+        zorder=3,
+    )
     ax.set_yticks(range(len(scenarios)), scenarios)
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.15)
     ax.set_xlabel("expected cost per 1,000 receipts (USD); right of the black tick = loses money")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(0.0, -0.12 - 0.5 / (len(scenarios) * n + 4)),
-              ncol=2, frameon=False)
+    ax.legend(
+        fontsize=7.5,
+        loc="upper left",
+        bbox_to_anchor=(0.0, -0.12 - 0.5 / (len(scenarios) * n + 4)),
+        ncol=2,
+        frameon=False,
+    )
     ax.set_title("Cost sweep (one assumption varied at a time)", loc="left", fontsize=10)
     return _svg(fig)
 
@@ -187,8 +222,14 @@ def latency_chart(samples: Mapping[str, Sequence[float]]) -> str:
     names = [k for k, v in samples.items() if v]
     fig, ax = plt.subplots(figsize=(6.4, 0.5 * max(len(names), 1) + 1.0))
     if names:
-        box = ax.boxplot([samples[k] for k in names], orientation="horizontal", whis=(1, 99),
-                         showfliers=False, tick_labels=names, patch_artist=True)
+        box = ax.boxplot(
+            [samples[k] for k in names],
+            orientation="horizontal",
+            whis=(1, 99),
+            showfliers=False,
+            tick_labels=names,
+            patch_artist=True,
+        )
         for patch, name in zip(box["boxes"], names):
             patch.set_facecolor(colour(name))
             patch.set_alpha(0.55)

@@ -38,6 +38,7 @@ def headline_table(rows: Iterable[Any]) -> str:
     widths = {t: max([len(t)] + [len(by_t.get(t, "")) for by_t in cells.values()]) for t in targets}
     lines = [f"{'task':<{w_task}}  {'metric':<{w_metric}}  " + "  ".join(f"{t:>{widths[t]}}" for t in targets)]
     for (task, metric), by_t in cells.items():
-        lines.append(f"{task:<{w_task}}  {metric:<{w_metric}}  "
-                     + "  ".join(f"{by_t.get(t, ''):>{widths[t]}}" for t in targets))
+        lines.append(
+            f"{task:<{w_task}}  {metric:<{w_metric}}  " + "  ".join(f"{by_t.get(t, ''):>{widths[t]}}" for t in targets)
+        )
     return "\n".join(lines)

@@ -80,8 +80,7 @@ def _cell(row: Row | None) -> str:
         ci = f"[{fmt(row.lo, row.metric)}, {fmt(row.hi, row.metric)}]"
     if operations.BATCH_PRICE in row.note:
         ci = f"{ci} batch price".strip()
-    return (f'<td title="n={row.n}">{_e(fmt(row.value, row.metric))}</td>'
-            f'<td class="ci">{_e(ci)} n={row.n}</td>')
+    return f'<td title="n={row.n}">{_e(fmt(row.value, row.metric))}</td><td class="ci">{_e(ci)} n={row.n}</td>'
 
 
 Grouped = dict[str, dict[str, dict[str, dict[str, Row]]]]
@@ -107,8 +106,11 @@ def _table(metrics: Mapping[str, Mapping[str, Row]], targets: Sequence[str]) -> 
 def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Row]], targets: Sequence[str]) -> str:
     if task not in RATE_TASKS:
         return ""
-    names = [m for m, bt in metrics.items()
-             if any(r.supported and r.value is not None and 0.0 <= r.value <= 1.0 for r in bt.values())]
+    names = [
+        m
+        for m, bt in metrics.items()
+        if any(r.supported and r.value is not None and 0.0 <= r.value <= 1.0 for r in bt.values())
+    ]
     if not names:
         return ""
     series = {}
@@ -116,8 +118,9 @@ def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Row]], targets
         vals = []
         for m in names:
             r = metrics[m].get(t)
-            vals.append((r.value, r.lo, r.hi) if r is not None and r.supported and r.value is not None
-                        else (None, None, None))
+            vals.append(
+                (r.value, r.lo, r.hi) if r is not None and r.supported and r.value is not None else (None, None, None)
+            )
         series[t] = vals
     return f'<div class="card">{charts.interval_chart(names, series, title=f"{task}: 95% intervals")}</div>'
 
@@ -135,8 +138,8 @@ def _findings(findings: Sequence[Finding]) -> str:
         totals[pair][f.result] += 1
     head = "".join(f"<th>{_e(a)} vs {_e(b)}</th>" for a, b in pairs)
     summary = "".join(
-        "<td class='meta'>" + _e(", ".join(f"{v} {k}" for k, v in sorted(totals[p].items()))) + "</td>"
-        for p in pairs)
+        "<td class='meta'>" + _e(", ".join(f"{v} {k}" for k, v in sorted(totals[p].items()))) + "</td>" for p in pairs
+    )
     body = []
     for (task, metric), by_pair in cells.items():
         tds = []
@@ -149,11 +152,13 @@ def _findings(findings: Sequence[Finding]) -> str:
             label = "not supported" if res == "not_supported" else res
             tds.append(f"<td class='{_e(res)}' title='{_e(f.reason)}'>{_e(label)}</td>")
         body.append(f"<tr><td>{_e(task)}</td><td>{_e(metric)}</td>{''.join(tds)}</tr>")
-    return (f"<table class='findings'><tr><th>task</th><th>metric</th>{head}</tr>"
-            f"<tr><td></td><td class='meta'>summary</td>{summary}</tr>{''.join(body)}</table>"
-            "<p class='meta'>win/loss only when the 95% intervals don't overlap (latency and cost: "
-            "at least 1.2x apart); a tie when either side rests on fewer than 10 cases or calls. "
-            "Hover a cell for the reason.</p>")
+    return (
+        f"<table class='findings'><tr><th>task</th><th>metric</th>{head}</tr>"
+        f"<tr><td></td><td class='meta'>summary</td>{summary}</tr>{''.join(body)}</table>"
+        "<p class='meta'>win/loss only when the 95% intervals don't overlap (latency and cost: "
+        "at least 1.2x apart); a tie when either side rests on fewer than 10 cases or calls. "
+        "Hover a cell for the reason.</p>"
+    )
 
 
 def _worst(misses: Sequence[WorstMiss]) -> str:
@@ -162,10 +167,7 @@ def _worst(misses: Sequence[WorstMiss]) -> str:
     out = []
     for m in misses:
         img = f"<img alt='{_e(m.case_id)}' src='{_e(m.thumbnail)}'>" if m.thumbnail else ""
-        reasons = "".join(
-            f"<li><span class='kind'>{_e(r.kind)}</span>{_e(r.text)}</li>"
-            for r in m.reasons
-        )
+        reasons = "".join(f"<li><span class='kind'>{_e(r.kind)}</span>{_e(r.text)}</li>" for r in m.reasons)
         out.append(
             f"<div class='miss'>{img}<div><b>{_e(m.case_id)}</b> · {_e(m.target)} · "
             f"{_e(m.why)}<h3>label</h3><pre>{_e(m.label)}</pre>"
@@ -193,8 +195,9 @@ def _cost_sweep(grouped: Grouped, targets: Sequence[str]) -> str:
     scenarios.sort(key=lambda s: s != "all")  # the default first
     if not scenarios:
         return ""
-    metric_names = sorted({m for s in scenarios for m in decisions[s] if m.startswith("expected_cost")
-                           and "approve" not in m})
+    metric_names = sorted(
+        {m for s in scenarios for m in decisions[s] if m.startswith("expected_cost") and "approve" not in m}
+    )
     series: dict[str, list[float | None]] = {}
     for t in targets:
         for m in metric_names:
@@ -203,7 +206,8 @@ def _cost_sweep(grouped: Grouped, targets: Sequence[str]) -> str:
                 continue
             # A row that exists without a value is an unknown cost (drawn "unknown", never 0).
             series[f"{t} at risk ≥ {m.rsplit('_', 1)[-1]}"] = [
-                r.value if r is not None and r.supported else None for r in rows_]
+                r.value if r is not None and r.supported else None for r in rows_
+            ]
     approve = []
     for s in scenarios:
         v = None
@@ -214,39 +218,54 @@ def _cost_sweep(grouped: Grouped, targets: Sequence[str]) -> str:
     if not series:
         return ""
     labels = [scenario_label(s) for s in scenarios]
-    return (f'<div class="card">{charts.cost_sweep_chart(labels, series, approve)}</div>'
-            "<p class='meta'>p: share of receipts that are fake; C_miss: what a missed fake costs; "
-            "C_review: what reviewing a flagged receipt costs. A bar right of the black tick (approve "
-            "everything) means flagging at that threshold costs more than checking nothing.</p>")
+    return (
+        f'<div class="card">{charts.cost_sweep_chart(labels, series, approve)}</div>'
+        "<p class='meta'>p: share of receipts that are fake; C_miss: what a missed fake costs; "
+        "C_review: what reviewing a flagged receipt costs. A bar right of the black tick (approve "
+        "everything) means flagging at that threshold costs more than checking nothing.</p>"
+    )
 
 
 def _verdict(rows: Sequence[Row], targets_info: Sequence[TargetInfo]) -> str:
     v = verdict.build(rows, targets_info)
-    who = "".join(f"<li><span class='sw' style='background:{target_colour(w.split('`')[1])}'></span>"
-                  f"{verdict.to_html(w)}</li>" for w in v.who)
+    who = "".join(
+        f"<li><span class='sw' style='background:{target_colour(w.split('`')[1])}'></span>{verdict.to_html(w)}</li>"
+        for w in v.who
+    )
     out = [f"<section id='verdict'><h2>Verdict</h2><ul>{who}</ul>"]
     if not v.pairs:
-        out.append("<p>Only one target ran: nothing to compare it with. Add <code>null</code> or "
-                   "<code>meta</code> (no key needed) or a DIY target.</p>")
+        out.append(
+            "<p>Only one target ran: nothing to compare it with. Add <code>null</code> or "
+            "<code>meta</code> (no key needed) or a DIY target.</p>"
+        )
     for p in v.pairs:
         tally = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(p.tally.items()))
         items = "".join(f"<li class='{_e(x.result)}'>{verdict.to_html(x.text)}</li>" for x in p.sentences)
         rest = f"<li>{verdict.to_html(p.rest)}</li>" if p.rest else ""
-        out.append(f"<h3><code>{_e(p.ours)}</code> vs <code>{_e(p.other)}</code> "
-                   f"<span class='meta'>({_e(tally)})</span></h3><ul>{items}{rest}</ul>")
+        out.append(
+            f"<h3><code>{_e(p.ours)}</code> vs <code>{_e(p.other)}</code> "
+            f"<span class='meta'>({_e(tally)})</span></h3><ul>{items}{rest}</ul>"
+        )
     if v.money_head:
         items = "".join(f"<li class='{_e(x.result)}'>{verdict.to_html(x.text)}</li>" for x in v.money)
         out.append(f"<h3>Money</h3><p>{verdict.to_html(v.money_head)}</p><ul class='money'>{items}</ul>")
-    out.append("<p class='meta'>A win or loss only when the 95% intervals don't overlap (latency and cost: "
-               "at least 1.2x apart), never on fewer than 10 cases. Intervals are rounded outward.</p></section>")
+    out.append(
+        "<p class='meta'>A win or loss only when the 95% intervals don't overlap (latency and cost: "
+        "at least 1.2x apart), never on fewer than 10 cases. Intervals are rounded outward.</p></section>"
+    )
     return "".join(out)
 
 
-def render(rows: Sequence[Row], findings: Sequence[Finding],
-           details: DetailsFile | None, meta: Mapping[str, str],
-           real_rows: Sequence[Row] | None = None, *,
-           targets_info: Sequence[TargetInfo] | None = None,
-           cases: CasesFile | None = None) -> str:
+def render(
+    rows: Sequence[Row],
+    findings: Sequence[Finding],
+    details: DetailsFile | None,
+    meta: Mapping[str, str],
+    real_rows: Sequence[Row] | None = None,
+    *,
+    targets_info: Sequence[TargetInfo] | None = None,
+    cases: CasesFile | None = None,
+) -> str:
     """The page; with ``real_rows`` (the real track's rows) it opens with synthetic | real.
     ``targets_info``: rows.json's header targets (id, kind, ...), for the verdict;
     ``cases``: cases.json, for the per-case viewer."""
@@ -255,9 +274,11 @@ def render(rows: Sequence[Row], findings: Sequence[Finding],
     tasks = [t for t in TASK_ORDER if t in grouped] + [t for t in grouped if t not in TASK_ORDER]
     info = list(targets_info) if targets_info else [TargetInfo(id=t, kind="other") for t in targets]
     details = details if details is not None else DetailsFile()
-    toc = ("<nav class='toc'><a href='#verdict'>Verdict</a><a href='#headline'>Headline</a>"
-           "<a href='#findings'>Findings</a><a href='#curves'>Curves</a><a href='#cost'>Cost</a>"
-           "<a href='#worst'>Worst misses</a><a href='#cases'>Cases</a></nav>")
+    toc = (
+        "<nav class='toc'><a href='#verdict'>Verdict</a><a href='#headline'>Headline</a>"
+        "<a href='#findings'>Findings</a><a href='#curves'>Curves</a><a href='#cost'>Cost</a>"
+        "<a href='#worst'>Worst misses</a><a href='#cases'>Cases</a></nav>"
+    )
     parts = [f"<h1>RA-Bench report</h1><p class='meta'>{_e(meta.get('title', ''))}</p>{toc}"]
     batch = operations.batch_targets(rows)
     if batch:
@@ -268,22 +289,31 @@ def render(rows: Sequence[Row], findings: Sequence[Finding],
     parts.append(ap_section.html(rows))  # an ap suite's rows (docs/methodology-ap.md)
     if real_rows is not None:
         parts.append(tracks.section(rows, real_rows, meta))
-        parts.append("<h2>Synthetic track</h2><p class='meta'>Everything below is the synthetic "
-                     "suite; the real track's own page is real/report.html.</p>")
+        parts.append(
+            "<h2>Synthetic track</h2><p class='meta'>Everything below is the synthetic "
+            "suite; the real track's own page is real/report.html.</p>"
+        )
     parts.append("<h2 id='headline'>Headline (stratum “all”)</h2>")
     for task in tasks:
         metrics = grouped[task].get("all", {})
         if not metrics:
             continue
-        parts.append(f"<h3 id='task-{_e(task)}'>{_e(task)}</h3><div class='grid'>"
-                     f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>")
+        parts.append(
+            f"<h3 id='task-{_e(task)}'>{_e(task)}</h3><div class='grid'>"
+            f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>"
+        )
     parts.append("<h2 id='findings'>Findings: our targets vs each baseline</h2>" + _findings(findings))
     figs = []
     if details.roc:
-        auc = {r.target: r for r in rows if r.task == "authenticity" and r.metric == "roc_auc"
-               and r.stratum == "all" and r.value is not None}
-        curves = {t: (c.fpr, c.tpr, num(auc[t].value, auc[t].lo, auc[t].hi) if t in auc else None)
-                  for t, c in details.roc.items()}
+        auc = {
+            r.target: r
+            for r in rows
+            if r.task == "authenticity" and r.metric == "roc_auc" and r.stratum == "all" and r.value is not None
+        }
+        curves = {
+            t: (c.fpr, c.tpr, num(auc[t].value, auc[t].lo, auc[t].hi) if t in auc else None)
+            for t, c in details.roc.items()
+        }
         figs.append(f"<div class='card'>{charts.roc_chart(curves)}</div>")
     if details.reliability:
         figs.append(f"<div class='card'>{charts.reliability_chart(details.reliability)}</div>")
@@ -304,6 +334,8 @@ def render(rows: Sequence[Row], findings: Sequence[Finding],
     parts.append("<h2 id='worst'>Worst misses</h2>" + _worst(details.worst))
     parts.append(viewer.section(cases))
     body = "".join(parts)
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='viewport' content='width=device-width,initial-scale=1'>"
-            f"<title>RA-Bench report</title><style>{CSS}{viewer.CSS}{tracks.CSS if real_rows is not None else ''}</style></head><body><main>{body}</main></body></html>")
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        f"<title>RA-Bench report</title><style>{CSS}{viewer.CSS}{tracks.CSS if real_rows is not None else ''}</style></head><body><main>{body}</main></body></html>"
+    )

@@ -20,8 +20,7 @@ import math
 
 FIXED = {"self": "#1f5fa8", "null": "#8c8c8c", "meta": "#b8860b"}
 # Distinct from the fixed three (no blue near #1f5fa8, no grey, no dark gold).
-PALETTE = ("#d1603d", "#3a9a5b", "#8a56ac", "#c2185b", "#00838f", "#6d4c41", "#e6a100",
-           "#9e9d24", "#7cb342", "#ef6c00")
+PALETTE = ("#d1603d", "#3a9a5b", "#8a56ac", "#c2185b", "#00838f", "#6d4c41", "#e6a100", "#9e9d24", "#7cb342", "#ef6c00")
 
 
 def target_colour(target_id: str) -> str:
@@ -34,17 +33,18 @@ def target_colour(target_id: str) -> str:
 
 
 def _down(x: float, d: int) -> float:
-    f = 10 ** d
+    f = 10**d
     return math.floor(x * f + 1e-9) / f
 
 
 def _up(x: float, d: int) -> float:
-    f = 10 ** d
+    f = 10**d
     return math.ceil(x * f - 1e-9) / f
 
 
-def interval_parts(value: float, lo: float | None, hi: float | None, digits: int,
-                   scale: float = 1.0) -> tuple[str, str | None, str | None]:
+def interval_parts(
+    value: float, lo: float | None, hi: float | None, digits: int, scale: float = 1.0
+) -> tuple[str, str | None, str | None]:
     """(value, lo, hi) as text at ``digits`` decimals after multiplying by ``scale``;
     the interval rounded outward and widened to contain the value."""
     v = value * scale

@@ -46,12 +46,19 @@ def _cells(row: Row | None) -> str:
 def _table(pairs: Sequence[Pair]) -> str:
     body = []
     for p in pairs:
-        mark = (f"<td class='{p.mark}' title='{_e(p.reason)}'>{_e(MARK_TEXT[p.mark])}</td>"
-                if p.mark != "none" else f"<td class='why'>{_e(p.reason)}</td>")
-        body.append(f"<tr><td>{_e(p.task)}</td><td>{_e(p.metric)}</td>{_cells(p.synthetic)}"
-                    f"{_cells(p.real)}<td>{_e(gap_text(p))}</td>{mark}</tr>")
-    return ("<table class='tracks'><tr><th>task</th><th>metric</th><th colspan='2'>synthetic</th>"
-            "<th colspan='2'>real</th><th>gap</th><th></th></tr>" + "".join(body) + "</table>")
+        mark = (
+            f"<td class='{p.mark}' title='{_e(p.reason)}'>{_e(MARK_TEXT[p.mark])}</td>"
+            if p.mark != "none"
+            else f"<td class='why'>{_e(p.reason)}</td>"
+        )
+        body.append(
+            f"<tr><td>{_e(p.task)}</td><td>{_e(p.metric)}</td>{_cells(p.synthetic)}"
+            f"{_cells(p.real)}<td>{_e(gap_text(p))}</td>{mark}</tr>"
+        )
+    return (
+        "<table class='tracks'><tr><th>task</th><th>metric</th><th colspan='2'>synthetic</th>"
+        "<th colspan='2'>real</th><th>gap</th><th></th></tr>" + "".join(body) + "</table>"
+    )
 
 
 CHART_TASKS = ("authenticity", "evidence")  # what the real track is for; the table has the rest
@@ -59,6 +66,7 @@ CHART_TASKS = ("authenticity", "evidence")  # what the real track is for; the ta
 
 def _chart(target: str, pairs: Sequence[Pair]) -> str:
     """Authenticity and evidence rates with their intervals, synthetic and real, one row each."""
+
     def ok(r: Row | None) -> bool:
         return r is not None and r.supported and r.value is not None and 0.0 <= r.value <= 1.0
 
@@ -67,8 +75,7 @@ def _chart(target: str, pairs: Sequence[Pair]) -> str:
         return ""
     names = [p.metric + (" ▼" if p.mark == "worse" else " ▲" if p.mark == "better" else "") for p in shown]
     series = {
-        track: [(r.value, r.lo, r.hi) for r in (getattr(p, track) for p in shown)]
-        for track in ("synthetic", "real")
+        track: [(r.value, r.lo, r.hi) for r in (getattr(p, track) for p in shown)] for track in ("synthetic", "real")
     }
     svg = charts.interval_chart(names, series, title=f"{target}: authenticity and evidence, 95% intervals")
     return f"<div class='card'>{svg}</div>"
@@ -93,6 +100,5 @@ def section(synthetic_rows: Sequence[Row], real_rows: Sequence[Row], meta: Mappi
     ]
     for target in dict.fromkeys(p.target for p in pairs):
         mine = [p for p in pairs if p.target == target]
-        parts.append(f"<h3>{_e(target)}</h3><div class='grid'>{_chart(target, mine)}"
-                     f"<div>{_table(mine)}</div></div>")
+        parts.append(f"<h3>{_e(target)}</h3><div class='grid'>{_chart(target, mine)}<div>{_table(mine)}</div></div>")
     return "".join(parts) + "</section>"

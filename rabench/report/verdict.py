@@ -94,8 +94,10 @@ def _describe(info: Mapping[str, Any]) -> str:
     if kind == "diy":
         return f"`{info['id']}`: {info.get('model', '?')} asked one plain prompt through {info.get('provider', '?')}"
     if info["id"] == "meta" or str(info["id"]).startswith("meta:"):
-        return (f"`{info['id']}`: metadata-only rules (file tags and PDF revisions; no OCR, no pixels; "
-                "docs/running.md), a baseline that needs no key")
+        return (
+            f"`{info['id']}`: metadata-only rules (file tags and PDF revisions; no OCR, no pixels; "
+            "docs/running.md), a baseline that needs no key"
+        )
     return f"`{info['id']}`: {WHAT.get(kind, WHAT['other'])}"
 
 
@@ -103,8 +105,7 @@ def _as_rows(rows: Sequence[Any]) -> list[Row]:
     return [r if isinstance(r, Row) else msgspec.convert(r, Row) for r in rows]
 
 
-def _pair(ours: str, other: str, head: dict[tuple[str, str, str], Row],
-          keys: list[tuple[str, str]]) -> PairVerdict:
+def _pair(ours: str, other: str, head: dict[tuple[str, str, str], Row], keys: list[tuple[str, str]]) -> PairVerdict:
     pv = PairVerdict(ours, other)
     better, worse, ties, ns = [], [], [], []
     for task, metric in keys:
@@ -153,12 +154,16 @@ def _side(target: str, row: Row, phrase: str, how: str) -> str:
 
 
 def _money(head: dict[tuple[str, str, str], Row], targets: list[str]) -> tuple[str, list[Sentence]]:
-    approve = next((r.value for (t, task, m), r in head.items() if task == "decisions" and m == APPROVE
-                    and r.value is not None), None)
+    approve = next(
+        (r.value for (t, task, m), r in head.items() if task == "decisions" and m == APPROVE and r.value is not None),
+        None,
+    )
     if approve is None:
         return "", []
-    lead = (f"Money (default assumptions: 1% of receipts fake, a missed fake costs $100, a review $17; "
-            f"no interval): approving everything costs {money(approve)} per 1,000 receipts.")
+    lead = (
+        f"Money (default assumptions: 1% of receipts fake, a missed fake costs $100, a review $17; "
+        f"no interval): approving everything costs {money(approve)} per 1,000 receipts."
+    )
     out = []
     for t in targets:
         bits = []
@@ -173,8 +178,10 @@ def _money(head: dict[tuple[str, str, str], Row], targets: list[str]) -> tuple[s
             diff = row.value - approve
             if diff > 0:
                 loses = loses or th == "0.5"
-                bits.append(f"flagging at risk ≥ {th} costs {money(row.value)}, {money(diff)} more than "
-                            "approving everything: it loses money there")
+                bits.append(
+                    f"flagging at risk ≥ {th} costs {money(row.value)}, {money(diff)} more than "
+                    "approving everything: it loses money there"
+                )
             elif diff < 0:
                 bits.append(f"flagging at risk ≥ {th} costs {money(row.value)}, saving {money(-diff)}")
             else:
@@ -192,7 +199,7 @@ def build(rows: Sequence[Any], targets: Sequence[Any]) -> Verdict:
     ids = [t["id"] for t in infos] or list(dict.fromkeys(r.target for r in rows_))
     ours = [t["id"] for t in infos if t.get("kind") == "self"] or ids[:1]
     keys = list(dict.fromkeys((r.task, r.metric) for r in rows_ if r.stratum == "all"))
-    keys.sort(key=lambda k: (list(KEY_ROWS).index(k) if k in KEY_ROWS else len(KEY_ROWS)))
+    keys.sort(key=lambda k: list(KEY_ROWS).index(k) if k in KEY_ROWS else len(KEY_ROWS))
     pairs = [_pair(a, b, head, keys) for a in ours for b in ids if b != a]
     lead, money_lines = _money(head, ids)
     return Verdict(who=[_describe(t) for t in infos], pairs=pairs, money=money_lines, money_head=lead)
@@ -202,8 +209,10 @@ def to_markdown(v: Verdict) -> list[str]:
     lines = ["## Verdict", ""]
     lines += [f"- {w}" for w in v.who] + [""]
     if not v.pairs:
-        lines += ["Only one target ran: nothing to compare it with. Add `null` or `meta` "
-                  "(no key needed) or a DIY target.", ""]
+        lines += [
+            "Only one target ran: nothing to compare it with. Add `null` or `meta` (no key needed) or a DIY target.",
+            "",
+        ]
     for p in v.pairs:
         tally = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(p.tally.items()))
         lines += [f"### `{p.ours}` vs `{p.other}` ({tally})", ""]
@@ -213,8 +222,11 @@ def to_markdown(v: Verdict) -> list[str]:
         lines.append("")
     if v.money_head:
         lines += [v.money_head, ""] + [f"- {s.text}" for s in v.money] + [""]
-    lines += ["A win or loss only when the 95% intervals don't overlap (latency and cost: at least 1.2x "
-              "apart), never on fewer than 10 cases; details in the tables below and docs/methodology.md.", ""]
+    lines += [
+        "A win or loss only when the 95% intervals don't overlap (latency and cost: at least 1.2x "
+        "apart), never on fewer than 10 cases; details in the tables below and docs/methodology.md.",
+        "",
+    ]
     return lines
 
 

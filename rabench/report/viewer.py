@@ -20,8 +20,14 @@ import msgspec
 from rabench.contracts.views import CasesFile
 from rabench.report.style import target_colour
 
-STATUSES = [("", "any"), ("wrong", "wrong (missed fake or false flag)"), ("missed", "missed fake"),
-            ("falseflag", "false flag"), ("correct", "correct"), ("failed", "failed call")]
+STATUSES = [
+    ("", "any"),
+    ("wrong", "wrong (missed fake or false flag)"),
+    ("missed", "missed fake"),
+    ("falseflag", "false flag"),
+    ("correct", "correct"),
+    ("failed", "failed call"),
+]
 
 CSS = """
 #viewer .vf{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:center;background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:8px 10px;position:sticky;top:0;z-index:2}
@@ -115,8 +121,10 @@ def _json_for_script(doc: Mapping[str, Any]) -> str:
 def section(doc: CasesFile | None) -> str:
     """The viewer's HTML (filters, list, detail, data, script); a note when there is no cases.json."""
     if doc is None or not doc.cases:
-        return ("<h2 id='cases'>Cases</h2><p class='meta'>No cases.json beside rows.json (scored by an "
-                "older rabench?): re-run `rabench score` to get the per-case viewer.</p>")
+        return (
+            "<h2 id='cases'>Cases</h2><p class='meta'>No cases.json beside rows.json (scored by an "
+            "older rabench?): re-run `rabench score` to get the per-case viewer.</p>"
+        )
     targets = list(doc.targets)
     data: dict[str, Any] = msgspec.to_builtins(doc)  # the page's embedded JSON, plus the colours
     data["colours"] = [target_colour(t) for t in targets]

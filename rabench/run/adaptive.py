@@ -79,15 +79,15 @@ def _cooldown(state: AimdState, policy: AimdPolicy) -> float:
     return max(policy.min_cooldown_s, state.latency_s or 0.0)
 
 
-def _decrease(state: AimdState, policy: AimdPolicy, now: float, in_flight: int | None,
-              **changes: object) -> AimdState:
+def _decrease(state: AimdState, policy: AimdPolicy, now: float, in_flight: int | None, **changes: object) -> AimdState:
     if now - state.last_decrease_at < _cooldown(state, policy):
         return msgspec.structs.replace(state, **changes)
     worked = state.slots if in_flight is None else min(state.slots, in_flight)
     ceiling = max(policy.min_limit, float(worked - 1))
     limit = max(policy.min_limit, min(state.limit * policy.decrease, ceiling))
-    return msgspec.structs.replace(state, limit=limit, ceiling=ceiling,
-                                   last_decrease_at=now, decreases=state.decreases + 1, **changes)
+    return msgspec.structs.replace(
+        state, limit=limit, ceiling=ceiling, last_decrease_at=now, decreases=state.decreases + 1, **changes
+    )
 
 
 def on_throttle(state: AimdState, policy: AimdPolicy, now: float, in_flight: int | None = None) -> AimdState:
@@ -98,8 +98,7 @@ def on_throttle(state: AimdState, policy: AimdPolicy, now: float, in_flight: int
 
 def on_success(state: AimdState, policy: AimdPolicy, latency_s: float, now: float) -> AimdState:
     """A call came back (any answer that is not a throttle) after ``latency_s``."""
-    smooth = latency_s if state.latency_s is None else (
-        (1 - policy.ewma) * state.latency_s + policy.ewma * latency_s)
+    smooth = latency_s if state.latency_s is None else ((1 - policy.ewma) * state.latency_s + policy.ewma * latency_s)
     lowest = smooth if state.lowest_s is None else min(state.lowest_s, smooth)
     successes = state.successes + 1
     if successes > policy.warmup and smooth > policy.latency_rise * lowest:
@@ -134,8 +133,10 @@ class AdaptiveGate(ProviderGate):
     def describe(self) -> str:
         s = self.state
         ceiling = "none" if s.ceiling is None else f"{s.ceiling:g}"
-        return (f"adaptive concurrency {s.slots} of {s.cap} at the end, ceiling {ceiling} "
-                f"({s.throttles} throttled, {s.decreases} decreases)")
+        return (
+            f"adaptive concurrency {s.slots} of {s.cap} at the end, ceiling {ceiling} "
+            f"({s.throttles} throttled, {s.decreases} decreases)"
+        )
 
     def idle_slots(self) -> int:
         return 0 if self._waiters else max(0, self.state.slots - self._held)

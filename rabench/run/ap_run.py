@@ -44,8 +44,12 @@ IMAGE_ROLES = ("invoice", "credit_note")
 
 
 def check_ap_options(options: RunOptions) -> None:
-    for flag, attr in (("--batch", "batch"), ("--max-cost", "max_cost"),
-                       ("--cache-responses", "response_cache"), ("--adaptive-concurrency", "adaptive")):
+    for flag, attr in (
+        ("--batch", "batch"),
+        ("--max-cost", "max_cost"),
+        ("--cache-responses", "response_cache"),
+        ("--adaptive-concurrency", "adaptive"),
+    ):
         value = getattr(options, attr, None)
         if value not in (None, False):
             raise UserError(f"{flag}: not supported on an ap suite yet")
@@ -60,19 +64,41 @@ async def build_request(lc: LoadedAPCase, rep: int, cache: PrepCache) -> APReque
         if doc.role in IMAGE_ROLES and doc.media_type in IMAGE_TYPES:
             pf = await cache.get(path, doc.sha256, doc.media_type)
             prepared, prepared_type = pf.path, pf.media_type
-        docs.append(APInput(name=doc.name, role=doc.role, media_type=doc.media_type, path=path,
-                            prepared=prepared, prepared_media_type=prepared_type))
+        docs.append(
+            APInput(
+                name=doc.name,
+                role=doc.role,
+                media_type=doc.media_type,
+                path=path,
+                prepared=prepared,
+                prepared_media_type=prepared_type,
+            )
+        )
     first = next((d for d in docs if d.prepared is not None), docs[0])
     return APRequest(
-        case_id=lc.case.id, original=first.path, media_type=first.media_type,
-        prepared=first.prepared or first.path, prepared_media_type=first.prepared_media_type or first.media_type,
-        repetition=rep, submitted_at=lc.case.submitted_at, documents=tuple(docs),
+        case_id=lc.case.id,
+        original=first.path,
+        media_type=first.media_type,
+        prepared=first.prepared or first.path,
+        prepared_media_type=first.prepared_media_type or first.media_type,
+        repetition=rep,
+        submitted_at=lc.case.submitted_at,
+        documents=tuple(docs),
     )
 
 
-async def _one(target: Target, lc: LoadedAPCase, rep: int, gate: ProviderGate, cache: PrepCache,
-               writer: OutcomeWriter, run_id: str, timeout_s: float, policy: RetryPolicy,
-               statuses: Counter[str]) -> None:
+async def _one(
+    target: Target,
+    lc: LoadedAPCase,
+    rep: int,
+    gate: ProviderGate,
+    cache: PrepCache,
+    writer: OutcomeWriter,
+    run_id: str,
+    timeout_s: float,
+    policy: RetryPolicy,
+    statuses: Counter[str],
+) -> None:
     try:
         request = await build_request(lc, rep, cache)
     except PreparationError as exc:
@@ -80,20 +106,44 @@ async def _one(target: Target, lc: LoadedAPCase, rep: int, gate: ProviderGate, c
     else:
         result = await call_target(target, request, gate, timeout_s=timeout_s, policy=policy)
         if result.status == "ok" and result.ap_verdict is None:  # e.g. a receipt-only target
-            result = CallResult("invalid_output", result.attempts, result.latency_s, usage=result.usage,
-                                error="the target answered a receipt Verdict, not an APVerdict")
-    writer.write(Outcome(
-        run_id=run_id, case_id=lc.case.id, target=target.info.id, repetition=rep,
-        status=result.status,  # type: ignore[arg-type]
-        attempts=result.attempts, latency_s=result.latency_s, ap_verdict=result.ap_verdict,
-        error=result.error, usage=result.usage, finished_at=time.time(),
-    ))
+            result = CallResult(
+                "invalid_output",
+                result.attempts,
+                result.latency_s,
+                usage=result.usage,
+                error="the target answered a receipt Verdict, not an APVerdict",
+            )
+    writer.write(
+        Outcome(
+            run_id=run_id,
+            case_id=lc.case.id,
+            target=target.info.id,
+            repetition=rep,
+            status=result.status,  # type: ignore[arg-type]
+            attempts=result.attempts,
+            latency_s=result.latency_s,
+            ap_verdict=result.ap_verdict,
+            error=result.error,
+            usage=result.usage,
+            finished_at=time.time(),
+        )
+    )
     statuses[result.status] += 1
 
 
-async def _target(target: Target, cases: list[LoadedAPCase], repetitions: int, gate: ProviderGate,
-                  cache: PrepCache, writer: OutcomeWriter, run_id: str, timeout_s: float, policy: RetryPolicy,
-                  done: set[tuple[str, str, int]], statuses: Counter[str]) -> None:
+async def _target(
+    target: Target,
+    cases: list[LoadedAPCase],
+    repetitions: int,
+    gate: ProviderGate,
+    cache: PrepCache,
+    writer: OutcomeWriter,
+    run_id: str,
+    timeout_s: float,
+    policy: RetryPolicy,
+    done: set[tuple[str, str, int]],
+    statuses: Counter[str],
+) -> None:
     tid = target.info.id
     for rep in range(repetitions):
         await target.reset(rep)
@@ -110,8 +160,15 @@ async def _target(target: Target, cases: list[LoadedAPCase], repetitions: int, g
                 tg.start_soon(worker)
 
 
-async def run_ap(options: RunOptions, out: Path, suite_dir: str | Path, targets: list[Target], repetitions: int,
-                 old: RunManifest | None, provider_of: dict[str, str]) -> tuple[RunManifest, dict[str, Counter[str]], int]:
+async def run_ap(
+    options: RunOptions,
+    out: Path,
+    suite_dir: str | Path,
+    targets: list[Target],
+    repetitions: int,
+    old: RunManifest | None,
+    provider_of: dict[str, str],
+) -> tuple[RunManifest, dict[str, Counter[str]], int]:
     """Run (or resume) every target on every case and repetition; returns the manifest, the
     statuses of this session per target and the units finished before it."""
     check_ap_options(options)
@@ -120,8 +177,10 @@ async def run_ap(options: RunOptions, out: Path, suite_dir: str | Path, targets:
     config = options.config
     timeout_s = options.timeout_s if options.timeout_s is not None else cfg.default_timeout(config)
     rpm, conc = options.rpm, options.concurrency
-    gates = {name: ProviderGate(name, cfg.provider_limits(config, name, rpm, conc))
-             for name in sorted(set(provider_of.values()))}
+    gates = {
+        name: ProviderGate(name, cfg.provider_limits(config, name, rpm, conc))
+        for name in sorted(set(provider_of.values()))
+    }
     opened: list[Target] = []
     try:
         for t in targets:
@@ -134,9 +193,15 @@ async def run_ap(options: RunOptions, out: Path, suite_dir: str | Path, targets:
             opened.append(t)
         seed = options.seed
         manifest = new_manifest(
-            run_id=out.name, suite_dir=str(suite_dir), suite_name=reader.header.name, suite_kind="ap",
-            manifest_sha256=reader.manifest_sha256, targets=[t.info for t in targets], repetitions=repetitions,
-            seed=seed if seed is not None else (old.seed if old else 0), price_date=cfg.price_date(config),
+            run_id=out.name,
+            suite_dir=str(suite_dir),
+            suite_name=reader.header.name,
+            suite_kind="ap",
+            manifest_sha256=reader.manifest_sha256,
+            targets=[t.info for t in targets],
+            repetitions=repetitions,
+            seed=seed if seed is not None else (old.seed if old else 0),
+            price_date=cfg.price_date(config),
             timeout_s=timeout_s,
             settings={"max_retries": options.policy.max_retries, "prep_version": PREP_VERSION},
         )
@@ -151,9 +216,20 @@ async def run_ap(options: RunOptions, out: Path, suite_dir: str | Path, targets:
         with OutcomeWriter(out / OUTCOMES) as writer:
             async with anyio.create_task_group() as tg:
                 for t in targets:
-                    tg.start_soon(_target, t, cases, repetitions, gates[provider_of[t.info.id]], cache, writer,
-                                  manifest.run_id, timeout_s, options.policy, done,
-                                  statuses[t.info.id])
+                    tg.start_soon(
+                        _target,
+                        t,
+                        cases,
+                        repetitions,
+                        gates[provider_of[t.info.id]],
+                        cache,
+                        writer,
+                        manifest.run_id,
+                        timeout_s,
+                        options.policy,
+                        done,
+                        statuses[t.info.id],
+                    )
         manifest.finished_at = time.time()
         write_manifest(out, manifest)
         return manifest, statuses, len(done)

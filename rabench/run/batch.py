@@ -94,8 +94,10 @@ def append_record(path: Path, record: BatchRecord) -> None:
 def check_batch_targets(targets: list[Any]) -> None:
     for t in targets:
         if not isinstance(t, DiyTarget) or t.settings.wire not in BATCH_WIRES:
-            raise UserError(f"--batch: {t.info.id} has no batch API (only diy:openai:*, diy:anthropic:* and "
-                            "diy:gemini:* targets, or providers with one of those wires)")
+            raise UserError(
+                f"--batch: {t.info.id} has no batch API (only diy:openai:*, diy:anthropic:* and "
+                "diy:gemini:* targets, or providers with one of those wires)"
+            )
 
 
 # ---------------------------------------------------------------- the three wire protocols
@@ -136,16 +138,22 @@ class _Wire:
 
 class _OpenAI(_Wire):
     async def submit(self, bodies: list[dict[str, Any]]) -> str:
-        lines = b"".join(msgspec.json.encode({"custom_id": f"u{i}", "method": "POST", "url": "/v1/chat/completions",
-                                              "body": b}) + b"\n" for i, b in enumerate(bodies))
+        lines = b"".join(
+            msgspec.json.encode({"custom_id": f"u{i}", "method": "POST", "url": "/v1/chat/completions", "body": b})
+            + b"\n"
+            for i, b in enumerate(bodies)
+        )
         form = aiohttp.FormData()
         form.add_field("purpose", "batch")
         form.add_field("file", lines, filename="rabench-batch.jsonl", content_type="application/jsonl")
         headers = {k: v for k, v in self.headers().items() if k.lower() != "content-type"}
         up = await self._json("POST", f"{self.base}/files", data=form, headers=headers)
-        made = await self._json("POST", f"{self.base}/batches", headers=self.headers(),
-                                json={"input_file_id": up["id"], "endpoint": "/v1/chat/completions",
-                                      "completion_window": "24h"})
+        made = await self._json(
+            "POST",
+            f"{self.base}/batches",
+            headers=self.headers(),
+            json={"input_file_id": up["id"], "endpoint": "/v1/chat/completions", "completion_window": "24h"},
+        )
         return str(made["id"])
 
     async def poll(self, batch_id: str) -> list[Result] | None:
@@ -170,9 +178,12 @@ class _OpenAI(_Wire):
 
 class _Anthropic(_Wire):
     async def submit(self, bodies: list[dict[str, Any]]) -> str:
-        made = await self._json("POST", f"{self.base}/v1/messages/batches", headers=self.headers(),
-                                data=msgspec.json.encode({"requests": [{"custom_id": f"u{i}", "params": b}
-                                                                       for i, b in enumerate(bodies)]}))
+        made = await self._json(
+            "POST",
+            f"{self.base}/v1/messages/batches",
+            headers=self.headers(),
+            data=msgspec.json.encode({"requests": [{"custom_id": f"u{i}", "params": b} for i, b in enumerate(bodies)]}),
+        )
         return str(made["id"])
 
     async def poll(self, batch_id: str) -> list[Result] | None:
@@ -199,9 +210,16 @@ class _Gemini(_Wire):
     async def submit(self, bodies: list[dict[str, Any]]) -> str:
         from urllib.parse import quote
 
-        payload = {"batch": {"display_name": f"rabench-{self.t.info.id}",
-                             "input_config": {"requests": {"requests": [
-                                 {"request": b, "metadata": {"key": f"u{i}"}} for i, b in enumerate(bodies)]}}}}
+        payload = {
+            "batch": {
+                "display_name": f"rabench-{self.t.info.id}",
+                "input_config": {
+                    "requests": {
+                        "requests": [{"request": b, "metadata": {"key": f"u{i}"}} for i, b in enumerate(bodies)]
+                    }
+                },
+            }
+        }
         url = f"{self.base}/v1beta/models/{quote(self.t.model, safe='.-_')}:batchGenerateContent"
         made = await self._json("POST", url, headers=self.headers(), data=msgspec.json.encode(payload))
         return str(made["name"]).removeprefix("batches/")
@@ -210,7 +228,7 @@ class _Gemini(_Wire):
         op = await self._json("GET", f"{self.base}/v1beta/batches/{batch_id}", headers=self.headers())
         if not op.get("done"):
             return None
-        output = (op.get("response") or (op.get("metadata") or {}).get("output") or {})
+        output = op.get("response") or (op.get("metadata") or {}).get("output") or {}
         inlined = (output.get("inlinedResponses") or {}).get("inlinedResponses") or []
         out: list[Result] = []
         for item in inlined:
@@ -262,8 +280,14 @@ class BatchRun:
                     self._write(unit, "error", error=f"cannot prepare {lc.case.file}: {exc}", attempts=0)
                     continue
                 b64 = _B64_CACHE.get(prepared.path) or await _B64_CACHE.load(prepared.path)
-                req = self.target._wire.build(self.target.settings, self.target._key, self.target.model,
-                                              self.target._prompt, b64, prepared.media_type)
+                req = self.target._wire.build(
+                    self.target.settings,
+                    self.target._key,
+                    self.target.model,
+                    self.target._prompt,
+                    b64,
+                    prepared.media_type,
+                )
                 n = len(b64) + 2000
                 if chunk and (len(chunk) >= MAX_REQUESTS[wire_name] or size + n > MAX_BYTES[wire_name]):
                     open_batches[await self._submit(wire, chunk, bodies)] = list(chunk)
@@ -302,28 +326,52 @@ class BatchRun:
             unit = units[r.index]
             if (unit[0], t.info.id, unit[1]) in self.ctx.done:
                 continue
-            got = classify(r.status, {}, r.body, wire=t._wire, pinned=t.model, check_model=t.settings.check_model,
-                           strip_prefix=t.settings.strip_prefix, secrets=secrets)
+            got = classify(
+                r.status,
+                {},
+                r.body,
+                wire=t._wire,
+                pinned=t.model,
+                check_model=t.settings.check_model,
+                strip_prefix=t.settings.strip_prefix,
+                secrets=secrets,
+            )
             usage = None
             if got.reply is not None:
                 cost = cost_usd(t._price, got.reply.input_tokens, got.reply.output_tokens)
                 cost = cost * BATCH_DISCOUNT if cost is not None else None
-                usage = _without_key(msgspec.structs.replace(
-                    t.usage(got.reply.input_tokens, got.reply.output_tokens, got.reply.model),
-                    cost_usd=cost, model_cost_usd=cost), t._key)
+                usage = _without_key(
+                    msgspec.structs.replace(
+                        t.usage(got.reply.input_tokens, got.reply.output_tokens, got.reply.model),
+                        cost_usd=cost,
+                        model_cost_usd=cost,
+                    ),
+                    t._key,
+                )
             d = got.decision
             if d.action == "ok" and got.verdict is not None:
                 verdict = _without_key(msgspec.structs.replace(got.verdict, usage=usage), t._key)
                 self._write(unit, "ok", verdict=verdict, usage=usage)
             else:  # a 429/5xx inside a batch is not retried there: an error outcome
-                self._write(unit, "error" if d.action == "retry" else d.action, error=d.message or d.action,
-                            usage=usage)
-        self.expired += sum(1 for i, u in enumerate(units)
-                            if i not in answered and (u[0], t.info.id, u[1]) not in self.ctx.done)
+                self._write(
+                    unit, "error" if d.action == "retry" else d.action, error=d.message or d.action, usage=usage
+                )
+        self.expired += sum(
+            1 for i, u in enumerate(units) if i not in answered and (u[0], t.info.id, u[1]) not in self.ctx.done
+        )
 
     def _write(self, unit: tuple[str, int], status: str, *, attempts: int = 1, **kw: Any) -> None:
-        self.ctx.writer.write(Outcome(run_id=self.ctx.run_id, case_id=unit[0], target=self.target.info.id,
-                                      repetition=unit[1], status=status,  # type: ignore[arg-type]
-                                      attempts=attempts, finished_at=time.time(), **kw))
+        self.ctx.writer.write(
+            Outcome(
+                run_id=self.ctx.run_id,
+                case_id=unit[0],
+                target=self.target.info.id,
+                repetition=unit[1],
+                status=status,  # type: ignore[arg-type]
+                attempts=attempts,
+                finished_at=time.time(),
+                **kw,
+            )
+        )
         self.ctx.done.add((unit[0], self.target.info.id, unit[1]))
         self.counters.finish(status)

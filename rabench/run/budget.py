@@ -132,16 +132,22 @@ class Budget:
         parts: list[str] = []
         if self.stopped_total and self.total is not None:
             spent = self.spent()
-            parts.append(f"spending cap reached: spent ${spent:.4f} of --max-cost ${self.total:.4f} "
-                         f"(${max(0.0, self.total - spent):.4f} left)")
+            parts.append(
+                f"spending cap reached: spent ${spent:.4f} of --max-cost ${self.total:.4f} "
+                f"(${max(0.0, self.total - spent):.4f} left)"
+            )
         for tid in sorted(self.accounts):
             acct = self.accounts[tid]
             if acct.stopped and tid in self.per_target:
                 cap = self.per_target[tid]
-                parts.append(f"{tid}: spent ${acct.spent:.4f} of its max_cost ${cap:.4f} "
-                             f"(${max(0.0, cap - acct.spent):.4f} left)")
+                parts.append(
+                    f"{tid}: spent ${acct.spent:.4f} of its max_cost ${cap:.4f} "
+                    f"(${max(0.0, cap - acct.spent):.4f} left)"
+                )
         if not parts:
             return None
         n = self.refused()
-        return ("; ".join(parts) + f"; {n} unit{'s' if n != 1 else ''} not started "
-                "(rabench run --resume with a higher cap continues)")
+        return (
+            "; ".join(parts) + f"; {n} unit{'s' if n != 1 else ''} not started "
+            "(rabench run --resume with a higher cap continues)"
+        )

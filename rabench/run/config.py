@@ -42,9 +42,22 @@ from rabench.contracts.targets_config import (
 from rabench.errors import UserError
 
 __all__ = [
-    "DEFAULT_CONFIG", "DEFAULT_CONCURRENCY", "DEFAULT_TIMEOUT_S", "BenchSection", "Defaults", "Limits",
-    "ProviderTable", "SelfSection", "TargetsConfig", "default_timeout", "load_targets_config",
-    "parse_overrides", "parse_targets_config", "price_date", "provider_limits", "with_overrides",
+    "DEFAULT_CONFIG",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_TIMEOUT_S",
+    "BenchSection",
+    "Defaults",
+    "Limits",
+    "ProviderTable",
+    "SelfSection",
+    "TargetsConfig",
+    "default_timeout",
+    "load_targets_config",
+    "parse_overrides",
+    "parse_targets_config",
+    "price_date",
+    "provider_limits",
+    "with_overrides",
 ]
 
 DEFAULT_TIMEOUT_S = 180.0
@@ -80,8 +93,9 @@ def parse_overrides(values: list[str] | None, flag: str) -> dict[str, float]:
     return out
 
 
-def with_overrides(config: TargetsConfig, rpm: dict[str, float] | None,
-                   concurrency: dict[str, float] | None) -> TargetsConfig:
+def with_overrides(
+    config: TargetsConfig, rpm: dict[str, float] | None, concurrency: dict[str, float] | None
+) -> TargetsConfig:
     """A copy of ``config`` with CLI limits written into ``[providers.<name>]``.
 
     Targets size their connection pools from the same tables, so a ``--concurrency``
@@ -122,8 +136,11 @@ def provider_limits(
     if r is None:
         r = config.defaults.rpm
     # the built-in null and self providers have no account quota to share (self is this machine's CPUs)
-    shared = None if provider in NOT_DIY else (
-        section.shared_limits if section.shared_limits is not None else config.defaults.shared_limits)
+    shared = (
+        None
+        if provider in NOT_DIY
+        else (section.shared_limits if section.shared_limits is not None else config.defaults.shared_limits)
+    )
     return Limits(concurrency=int(conc), rpm=r or None, shared=shared or None)
 
 

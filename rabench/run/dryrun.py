@@ -29,8 +29,9 @@ class TargetEstimate(msgspec.Struct, frozen=True):
     note: str = ""
 
 
-def estimate_run(plan: SuitePlan, targets: list[Target], repetitions: int,
-                 done: set[UnitKey] | frozenset[UnitKey] = frozenset()) -> list[TargetEstimate]:
+def estimate_run(
+    plan: SuitePlan, targets: list[Target], repetitions: int, done: set[UnitKey] | frozenset[UnitKey] = frozenset()
+) -> list[TargetEstimate]:
     sizes: dict[str, tuple[int, int] | None] = {}
     out: list[TargetEstimate] = []
     for t in targets:
@@ -75,15 +76,21 @@ def format_estimates(estimates: list[TargetEstimate]) -> str:
 
     lines = [f"{'target':<40} {'units':>7} {'input tokens':>13} {'estimate':>11} {'at most':>11}"]
     for e in estimates:
-        lines.append(f"{e.target:<40} {e.units:>7} {e.input_tokens:>13,} {usd(e.typical_usd):>11} "
-                     f"{usd(e.max_usd):>11}" + (f"  ({e.note})" if e.note else ""))
+        lines.append(
+            f"{e.target:<40} {e.units:>7} {e.input_tokens:>13,} {usd(e.typical_usd):>11} "
+            f"{usd(e.max_usd):>11}" + (f"  ({e.note})" if e.note else "")
+        )
     known = [e for e in estimates if e.typical_usd is not None]
     if known:
-        lines.append(f"{'total':<40} {sum(e.units for e in estimates):>7} "
-                     f"{sum(e.input_tokens for e in estimates):>13,} "
-                     f"{usd(sum(e.typical_usd or 0 for e in known)):>11} "
-                     f"{usd(sum(e.max_usd or 0 for e in known)):>11}")
-    lines.append(f"estimate: prompt and image tokens at the list price, output at {TYPICAL_OUTPUT_TOKENS} "
-                 "tokens per call (an assumption); at most: every answer at max_output_tokens. "
-                 "Nothing was sent.")
+        lines.append(
+            f"{'total':<40} {sum(e.units for e in estimates):>7} "
+            f"{sum(e.input_tokens for e in estimates):>13,} "
+            f"{usd(sum(e.typical_usd or 0 for e in known)):>11} "
+            f"{usd(sum(e.max_usd or 0 for e in known)):>11}"
+        )
+    lines.append(
+        f"estimate: prompt and image tokens at the list price, output at {TYPICAL_OUTPUT_TOKENS} "
+        "tokens per call (an assumption); at most: every answer at max_output_tokens. "
+        "Nothing was sent."
+    )
     return "\n".join(lines)

@@ -60,8 +60,18 @@ def one_line(exc: BaseException) -> str:
 class _Call:
     """State of one unit's attempts (a small object beats closures in the hot path)."""
 
-    __slots__ = ("target", "request", "gate", "timeout_s", "attempts", "latency_s", "counters", "wait_s",
-                 "task", "expired")
+    __slots__ = (
+        "target",
+        "request",
+        "gate",
+        "timeout_s",
+        "attempts",
+        "latency_s",
+        "counters",
+        "wait_s",
+        "task",
+        "expired",
+    )
 
     def __init__(self, target: Target, request: CheckRequest, gate: ProviderGate, timeout_s: float, counters: Any):
         self.target = target
@@ -148,28 +158,41 @@ async def call_target(
             verdict = await retry_transport(call.attempt, first, policy)
     except _AttemptTimedOut:
         return CallResult(
-            "timeout", call.attempts, call.latency_s, wait_s=call.wait_s,
+            "timeout",
+            call.attempts,
+            call.latency_s,
+            wait_s=call.wait_s,
             error=f"no answer within {timeout_s:g} s (attempt {call.attempts})",
         )
     except TargetFailure as exc:
         return CallResult(
-            exc.status, call.attempts, call.latency_s, wait_s=call.wait_s,
-            error=(" ".join(str(exc).split()) or exc.status)[:MAX_ERROR_CHARS], usage=exc.usage,
+            exc.status,
+            call.attempts,
+            call.latency_s,
+            wait_s=call.wait_s,
+            error=(" ".join(str(exc).split()) or exc.status)[:MAX_ERROR_CHARS],
+            usage=exc.usage,
         )
     except TransportFailure as exc:
         return CallResult(
-            "error", call.attempts, call.latency_s, wait_s=call.wait_s,
+            "error",
+            call.attempts,
+            call.latency_s,
+            wait_s=call.wait_s,
             error=f"transport failure after {call.attempts} attempts: {one_line(exc)}"[:MAX_ERROR_CHARS],
         )
     except Exception as exc:  # a crash of one call never stops the run
         return CallResult("error", call.attempts, call.latency_s, error=one_line(exc), wait_s=call.wait_s)
     if isinstance(verdict, APVerdict):  # an ap suite's answer (rabench.run.ap_run)
-        return CallResult("ok", call.attempts, call.latency_s, ap_verdict=verdict, usage=verdict.usage,
-                          wait_s=call.wait_s)
+        return CallResult(
+            "ok", call.attempts, call.latency_s, ap_verdict=verdict, usage=verdict.usage, wait_s=call.wait_s
+        )
     if not isinstance(verdict, Verdict):
         return CallResult(
-            "invalid_output", call.attempts, call.latency_s, wait_s=call.wait_s,
+            "invalid_output",
+            call.attempts,
+            call.latency_s,
+            wait_s=call.wait_s,
             error=f"target returned {type(verdict).__name__}, not a Verdict",
         )
-    return CallResult("ok", call.attempts, call.latency_s, verdict=verdict, usage=verdict.usage,
-                      wait_s=call.wait_s)
+    return CallResult("ok", call.attempts, call.latency_s, verdict=verdict, usage=verdict.usage, wait_s=call.wait_s)

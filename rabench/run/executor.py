@@ -32,7 +32,7 @@ def with_executor(config: TargetsConfig, kind: str | None, address: str | None) 
         return config
     section = config.executor
     if kind is None and address is not None and section.kind != "ray":
-        raise UserError("--address needs --executor ray (or [executor] kind = \"ray\" in the config)")
+        raise UserError('--address needs --executor ray (or [executor] kind = "ray" in the config)')
     new_kind = kind or section.kind
     new_address = address if address is not None else (section.address if new_kind == "ray" else None)
     try:

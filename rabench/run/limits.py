@@ -105,4 +105,3 @@ class ProviderGate:
                 await self._shared.release(self._tokens.pop())
         finally:
             self._give_slot()
-

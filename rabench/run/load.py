@@ -61,9 +61,17 @@ def _pct(values: np.ndarray, q: float) -> float | None:
     return float(np.percentile(values, q)) if values.size else None
 
 
-def summarise(ends: np.ndarray, latencies: np.ndarray, statuses: list[str], *, concurrency: int,
-              wall_s: float, retries: int = 0, windows: int = 10,
-              waits: np.ndarray | None = None) -> LoadSummary:
+def summarise(
+    ends: np.ndarray,
+    latencies: np.ndarray,
+    statuses: list[str],
+    *,
+    concurrency: int,
+    wall_s: float,
+    retries: int = 0,
+    windows: int = 10,
+    waits: np.ndarray | None = None,
+) -> LoadSummary:
     """Latency percentiles over ok calls, and per time window (by finish time) rates and shares."""
     ok = np.array([s == "ok" for s in statuses], dtype=bool)
     counts = {s: statuses.count(s) for s in STATUSES if statuses.count(s)}
@@ -80,14 +88,28 @@ def summarise(ends: np.ndarray, latencies: np.ndarray, statuses: list[str], *, c
                 k = sum(1 for i in np.flatnonzero(sel) if statuses[i] == s)
                 if k:
                     shares[s] = k / n
-        out.append(Window(float(edges[w]), float(edges[w + 1]), n, n / width if width > 0 else 0.0,
-                          shares, _pct(latencies[sel & ok], 50)))
+        out.append(
+            Window(
+                float(edges[w]),
+                float(edges[w + 1]),
+                n,
+                n / width if width > 0 else 0.0,
+                shares,
+                _pct(latencies[sel & ok], 50),
+            )
+        )
     ok_lat = latencies[ok]
     return LoadSummary(
-        calls=len(statuses), concurrency=concurrency, wall_s=wall_s,
+        calls=len(statuses),
+        concurrency=concurrency,
+        wall_s=wall_s,
         throughput=len(statuses) / wall_s if wall_s > 0 else 0.0,
-        p50_s=_pct(ok_lat, 50), p95_s=_pct(ok_lat, 95), p99_s=_pct(ok_lat, 99),
-        statuses=counts, retries=retries, windows=out,
+        p50_s=_pct(ok_lat, 50),
+        p95_s=_pct(ok_lat, 95),
+        p99_s=_pct(ok_lat, 99),
+        statuses=counts,
+        retries=retries,
+        windows=out,
         wait_p50_s=_pct(waits, 50) if waits is not None else None,
         wait_p95_s=_pct(waits, 95) if waits is not None else None,
         wait_max_s=float(waits.max()) if waits is not None and waits.size else None,
@@ -128,8 +150,16 @@ class _Counters:
         self.in_flight = 0
 
 
-async def drive(target: Target, requests: list[CheckRequest], *, concurrency: int, calls: int,
-                timeout_s: float, policy: RetryPolicy, rpm: float | None = None) -> LoadSummary:
+async def drive(
+    target: Target,
+    requests: list[CheckRequest],
+    *,
+    concurrency: int,
+    calls: int,
+    timeout_s: float,
+    policy: RetryPolicy,
+    rpm: float | None = None,
+) -> LoadSummary:
     gate = ProviderGate("load", Limits(concurrency=concurrency, rpm=rpm))
     ends = np.zeros(calls)
     latencies = np.full(calls, np.nan)
@@ -152,12 +182,22 @@ async def drive(target: Target, requests: list[CheckRequest], *, concurrency: in
         for _ in range(min(concurrency, calls)):
             tg.start_soon(worker)
     wall = time.monotonic() - t0
-    return summarise(ends, latencies, statuses, concurrency=concurrency, wall_s=wall, retries=counters.retries,
-                     waits=waits)
+    return summarise(
+        ends, latencies, statuses, concurrency=concurrency, wall_s=wall, retries=counters.retries, waits=waits
+    )
 
 
-def run_load(target: Target, *, suite_dir: str | None, concurrency: int, calls: int, timeout_s: float,
-             policy: RetryPolicy, rpm: float | None = None, cache_root: Path | None = None) -> LoadSummary:
+def run_load(
+    target: Target,
+    *,
+    suite_dir: str | None,
+    concurrency: int,
+    calls: int,
+    timeout_s: float,
+    policy: RetryPolicy,
+    rpm: float | None = None,
+    cache_root: Path | None = None,
+) -> LoadSummary:
     async def main() -> LoadSummary:
         await target.open()
         try:
@@ -171,8 +211,9 @@ def run_load(target: Target, *, suite_dir: str | None, concurrency: int, calls: 
                 else:
                     requests = [tiny_request(Path(tmp))]
                 await target.reset(0)
-                return await drive(target, requests, concurrency=concurrency, calls=calls,
-                                   timeout_s=timeout_s, policy=policy, rpm=rpm)
+                return await drive(
+                    target, requests, concurrency=concurrency, calls=calls, timeout_s=timeout_s, policy=policy, rpm=rpm
+                )
         finally:
             with anyio.CancelScope(shield=True):
                 await target.close()

@@ -37,7 +37,10 @@ def git_commit() -> str | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(here), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=False,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -99,6 +102,7 @@ def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
 
 def check_resume(old: RunManifest, new: RunManifest) -> None:
     """Refuse, with one line naming the first difference, unless ``new`` continues ``old``."""
+
     def differs(what: str, a: object, b: object) -> None:
         if a != b:
             raise UserError(f"cannot resume {old.run_id}: {what} differs (run.json has {a!r}, now {b!r})")

@@ -80,11 +80,15 @@ def plan_suite(root: str) -> SuitePlan:
         case = lc.case
         count += 1
         if case.id in seen:
-            raise UserError(f"{where}:{lc.line}: case {case.id}: duplicate id (first on line {seen[case.id]}) {VALIDATE_HINT}")
+            raise UserError(
+                f"{where}:{lc.line}: case {case.id}: duplicate id (first on line {seen[case.id]}) {VALIDATE_HINT}"
+            )
         other = keys.setdefault(id_key(case.id), case.id)
         if other != case.id:
-            raise UserError(f"{where}:{lc.line}: case {case.id}: duplicate id: same as {other} on line "
-                            f"{seen[other]} ignoring case {VALIDATE_HINT}")
+            raise UserError(
+                f"{where}:{lc.line}: case {case.id}: duplicate id: same as {other} on line "
+                f"{seen[other]} ignoring case {VALIDATE_HINT}"
+            )
         seen[case.id] = lc.line
         if not lc.path.is_file():
             raise UserError(f"{where}:{lc.line}: case {case.id}: file {case.file} not found {VALIDATE_HINT}")

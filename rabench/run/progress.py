@@ -19,8 +19,20 @@ if TYPE_CHECKING:
 
 
 class TargetCounters:
-    __slots__ = ("target", "total", "done", "previous", "active", "in_flight", "preparing", "retries", "errors",
-                 "statuses", "started", "gate")
+    __slots__ = (
+        "target",
+        "total",
+        "done",
+        "previous",
+        "active",
+        "in_flight",
+        "preparing",
+        "retries",
+        "errors",
+        "statuses",
+        "started",
+        "gate",
+    )
 
     def __init__(self, target: str, total: int, previous: int = 0):
         self.target = target
@@ -80,8 +92,14 @@ def line_for(c: TargetCounters, now: float | None = None) -> str:
 class Progress:
     """``mode``: "rich" (live table), "plain" (log lines), "none", or "auto" (rich on a TTY)."""
 
-    def __init__(self, counters: list[TargetCounters], mode: str = "auto", *,
-                 interval: float = 10.0, stream: TextIO | None = None):
+    def __init__(
+        self,
+        counters: list[TargetCounters],
+        mode: str = "auto",
+        *,
+        interval: float = 10.0,
+        stream: TextIO | None = None,
+    ):
         self.counters = counters
         self.stream = stream or sys.stderr
         if mode == "auto":
@@ -101,10 +119,13 @@ class Progress:
         now = time.monotonic()
         for c in self.counters:
             table.add_row(
-                c.target, f"{c.done}/{c.total}",
+                c.target,
+                f"{c.done}/{c.total}",
                 in_flight_text(c) + (f" of {c.gate.limit}" if c.gate is not None else ""),
-                str(c.retries), str(c.errors),
-                f"{c.rate(now):.1f}", _fmt_eta(c.eta_s(now)),
+                str(c.retries),
+                str(c.errors),
+                f"{c.rate(now):.1f}",
+                _fmt_eta(c.eta_s(now)),
             )
         return table
 
@@ -122,8 +143,9 @@ class Progress:
             from rich.console import Console
             from rich.live import Live
 
-            self._live = Live(get_renderable=self._table, console=Console(file=self.stream),
-                              refresh_per_second=4, transient=False)
+            self._live = Live(
+                get_renderable=self._table, console=Console(file=self.stream), refresh_per_second=4, transient=False
+            )
             self._live.start()
         elif self.mode == "plain":
             self._thread = threading.Thread(target=self._plain_loop, name="rabench-progress", daemon=True)

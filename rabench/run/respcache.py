@@ -36,8 +36,18 @@ import msgspec
 from rabench.contracts import TargetInfo, Usage, Verdict
 
 # Settings that change no request: left out of the key.
-NOT_REQUEST = frozenset({"api_key_env", "concurrency", "rpm", "price_key", "price_input_per_mtok",
-                         "price_output_per_mtok", "price_date", "connect_timeout_s"})
+NOT_REQUEST = frozenset(
+    {
+        "api_key_env",
+        "concurrency",
+        "rpm",
+        "price_key",
+        "price_input_per_mtok",
+        "price_output_per_mtok",
+        "price_date",
+        "connect_timeout_s",
+    }
+)
 
 
 def default_path() -> Path:
@@ -81,8 +91,9 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=10000")  # two runs may share the file
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, answer BLOB NOT NULL, "
-                         "stored_at REAL NOT NULL)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, answer BLOB NOT NULL, stored_at REAL NOT NULL)"
+        )
         self._hashes: OrderedDict[str, str] = OrderedDict()
         self.hits = 0
         self.misses = 0
@@ -113,8 +124,10 @@ class ResponseCache:
         return found
 
     def put(self, key: str, verdict: Verdict, usage: Usage | None) -> None:
-        self._db.execute("INSERT OR REPLACE INTO responses (key, answer, stored_at) VALUES (?, ?, ?)",
-                         (key, _encode(Cached(verdict=verdict, usage=usage)), time.time()))
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses (key, answer, stored_at) VALUES (?, ?, ?)",
+            (key, _encode(Cached(verdict=verdict, usage=usage)), time.time()),
+        )
         self.stored += 1
 
     def close(self) -> None:

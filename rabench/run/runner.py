@@ -132,9 +132,14 @@ class TargetRun:
                     regular.start_soon(self._worker, units, events)
             watch.cancel()  # every unit is taken; the spares still running finish theirs
 
-    async def _spares(self, watch: anyio.CancelScope, tg: anyio.abc.TaskGroup,
-                      units: Iterator[tuple[LoadedCase, int, bool]],
-                      events: dict[tuple[int, str], anyio.Event], most: int) -> None:
+    async def _spares(
+        self,
+        watch: anyio.CancelScope,
+        tg: anyio.abc.TaskGroup,
+        units: Iterator[tuple[LoadedCase, int, bool]],
+        events: dict[tuple[int, str], anyio.Event],
+        most: int,
+    ) -> None:
         """Every ``SPARE_POLL_S``, start spare workers for the gate's idle slots (at most ``most``
         running); each stops after a unit once the gate has no idle slot. So a slot a worker
         left idle is used within ``SPARE_POLL_S``, and while every slot is busy no spare runs."""
@@ -161,8 +166,9 @@ class TargetRun:
                     running[0] += 1
                     tg.start_soon(spare)
 
-    def _units(self, reps: list[int], replay: bool, events: dict[tuple[int, str], anyio.Event],
-               only_replay: bool = False) -> Iterator[tuple[LoadedCase, int, bool]]:
+    def _units(
+        self, reps: list[int], replay: bool, events: dict[tuple[int, str], anyio.Event], only_replay: bool = False
+    ) -> Iterator[tuple[LoadedCase, int, bool]]:
         """(case, rep, record) in plan order; skips finished units (or replays them, unrecorded).
 
         ``only_replay``: just the finished units, replayed (a lane that must end before the
@@ -185,7 +191,9 @@ class TargetRun:
                 elif cid in needed:  # not finished: a replayed unit must not wait for it here
                     _event(events, rep, cid).set()
 
-    async def _worker(self, units: Iterator[tuple[LoadedCase, int, bool]], events: dict[tuple[int, str], anyio.Event]) -> None:
+    async def _worker(
+        self, units: Iterator[tuple[LoadedCase, int, bool]], events: dict[tuple[int, str], anyio.Event]
+    ) -> None:
         n = 0
         for lc, rep, record in units:  # a shared generator: each unit goes to one worker
             await self._one(lc, rep, record, events)
@@ -198,8 +206,7 @@ class TargetRun:
                 # lets the loop prune them; memory stays flat (bench/scale_memory.py).
                 await anyio.lowlevel.checkpoint()
 
-    async def _one(self, lc: LoadedCase, rep: int, record: bool,
-                   events: dict[tuple[int, str], anyio.Event]) -> None:
+    async def _one(self, lc: LoadedCase, rep: int, record: bool, events: dict[tuple[int, str], anyio.Event]) -> None:
         case = lc.case
         counters = self.counters
         counters.active += 1
@@ -245,8 +252,14 @@ class TargetRun:
                 responses = self.responses if record else None
                 answer: CallResult | None
                 if responses is None and budget is None:  # the usual unit: straight to the call
-                    answer = await call_target(self.target, request, self.gate, timeout_s=self.ctx.timeout_s,
-                                               policy=self.ctx.policy, counters=counters)
+                    answer = await call_target(
+                        self.target,
+                        request,
+                        self.gate,
+                        timeout_s=self.ctx.timeout_s,
+                        policy=self.ctx.policy,
+                        counters=counters,
+                    )
                 elif responses is None:
                     answer = await self._call(request, budget)
                 else:
@@ -263,20 +276,22 @@ class TargetRun:
                     return  # not started, not recorded: a resume with a higher cap runs it
                 result = answer
             if record:
-                self.ctx.writer.write(Outcome(
-                    run_id=self.ctx.run_id,
-                    case_id=case.id,
-                    target=self.tid,
-                    repetition=rep,
-                    status=result.status,  # type: ignore[arg-type]
-                    attempts=result.attempts,
-                    latency_s=result.latency_s,
-                    verdict=result.verdict,
-                    error=result.error,
-                    usage=result.usage,
-                    finished_at=time.time(),
-                    cached=cached,
-                ))
+                self.ctx.writer.write(
+                    Outcome(
+                        run_id=self.ctx.run_id,
+                        case_id=case.id,
+                        target=self.tid,
+                        repetition=rep,
+                        status=result.status,  # type: ignore[arg-type]
+                        attempts=result.attempts,
+                        latency_s=result.latency_s,
+                        verdict=result.verdict,
+                        error=result.error,
+                        usage=result.usage,
+                        finished_at=time.time(),
+                        cached=cached,
+                    )
+                )
                 counters.finish(result.status)
         finally:
             counters.active -= 1
@@ -287,8 +302,12 @@ class TargetRun:
         """The unit's call, under the spending cap if there is one (None: the cap kept it from starting)."""
         if budget is None:
             return await call_target(
-                self.target, request, self.gate,
-                timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, counters=self.counters,
+                self.target,
+                request,
+                self.gate,
+                timeout_s=self.ctx.timeout_s,
+                policy=self.ctx.policy,
+                counters=self.counters,
             )
         while True:
             estimate = budget.estimate(self.tid, self._a_priori(budget, request.prepared))
@@ -301,8 +320,12 @@ class TargetRun:
         cost = None
         try:
             result = await call_target(
-                self.target, request, self.gate,
-                timeout_s=self.ctx.timeout_s, policy=self.ctx.policy, counters=self.counters,
+                self.target,
+                request,
+                self.gate,
+                timeout_s=self.ctx.timeout_s,
+                policy=self.ctx.policy,
+                counters=self.counters,
             )
             cost = result.usage.cost_usd if result.usage is not None else None
             return result

@@ -127,15 +127,16 @@ def make_budget(options: RunOptions, targets: list[Target], out: Path) -> Budget
     """The run's spending caps, with the costs already recorded in ``out`` (resume); None: no cap.
 
     A cap over a target whose calls have no known price could not stop it: refused."""
-    caps = {tid: cap for tid, cap in target_caps(options.config).items()
-            if tid in {t.info.id for t in targets}}
+    caps = {tid: cap for tid, cap in target_caps(options.config).items() if tid in {t.info.id for t in targets}}
     if options.max_cost is None and not caps:
         return None
     for t in targets:
         capped = options.max_cost is not None or t.info.id in caps
         if capped and t.info.kind == "diy" and t.info.settings.get("price_input_per_mtok") is None:
-            raise UserError(f"{t.info.id} has no list price (cost unknown): a spending cap cannot bound it; "
-                            "add its price (docs/targets.md, \"Cost\") or run it without a cap")
+            raise UserError(
+                f"{t.info.id} has no list price (cost unknown): a spending cap cannot bound it; "
+                'add its price (docs/targets.md, "Cost") or run it without a cap'
+            )
     budget = Budget(total=options.max_cost, per_target=caps)
     for tid, cost in scan_costs(out / OUTCOMES):
         budget.record_earlier(tid, cost)
@@ -192,8 +193,9 @@ def run(options: RunOptions, targets: list[Target] | None = None) -> RunSummary:
                 break
 
 
-def _suite_and_targets(options: RunOptions, old: RunManifest | None,
-                       targets: list[Target] | None) -> tuple[str, list[Target]]:
+def _suite_and_targets(
+    options: RunOptions, old: RunManifest | None, targets: list[Target] | None
+) -> tuple[str, list[Target]]:
     """The suite folder and targets of a run: from the options, else from the run being resumed."""
     suite_dir = options.suite_dir or (old.suite_dir if old else None)
     if not suite_dir:
@@ -242,17 +244,24 @@ def _suite_kind(suite_dir: str) -> str:
     return read_header(manifest).suite if manifest.is_file() else "receipt"
 
 
-def _run_ap(options: RunOptions, out: Path, suite_dir: str, targets: list[Target], repetitions: int,
-            old: RunManifest | None) -> RunSummary:
+def _run_ap(
+    options: RunOptions, out: Path, suite_dir: str, targets: list[Target], repetitions: int, old: RunManifest | None
+) -> RunSummary:
     from rabench.run.ap_run import run_ap
 
     t0 = time.monotonic()
     providers = {t.info.id: provider_for(t) for t in targets}
     manifest, statuses, before = anyio.run(run_ap, options, out, suite_dir, targets, repetitions, old, providers)
     n_cases = sum(1 for _ in _ap_ids(suite_dir))
-    return RunSummary(run_dir=out, statuses={k: dict(v) for k, v in statuses.items()},
-                      units_total=n_cases * repetitions * len(targets), units_before=before,
-                      elapsed_s=time.monotonic() - t0, prepared=0, max_in_flight={})
+    return RunSummary(
+        run_dir=out,
+        statuses={k: dict(v) for k, v in statuses.items()},
+        units_total=n_cases * repetitions * len(targets),
+        units_before=before,
+        elapsed_s=time.monotonic() - t0,
+        prepared=0,
+        max_in_flight={},
+    )
 
 
 def _ap_ids(suite_dir: str) -> list[str]:
@@ -261,15 +270,23 @@ def _ap_ids(suite_dir: str) -> list[str]:
     return [lc.case.id for lc in open_ap_suite(suite_dir).cases()]
 
 
-async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: list[Target], repetitions: int,
-                     old: RunManifest | None, suite_dir: str | Path) -> RunSummary:
+async def _run_async(
+    options: RunOptions,
+    out: Path,
+    plan: SuitePlan,
+    targets: list[Target],
+    repetitions: int,
+    old: RunManifest | None,
+    suite_dir: str | Path,
+) -> RunSummary:
     t0 = time.monotonic()
     config = options.config
     timeout_s = options.timeout_s if options.timeout_s is not None else cfg.default_timeout(config)
     providers = {t.info.id: provider_for(t) for t in targets}
     gates = {
         name: (AdaptiveGate if options.adaptive else ProviderGate)(
-            name, cfg.provider_limits(config, name, options.rpm, options.concurrency))
+            name, cfg.provider_limits(config, name, options.rpm, options.concurrency)
+        )
         for name in sorted(set(providers.values()))
     }
     opened: list[Target] = []
@@ -298,8 +315,11 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
             seed=options.seed if options.seed is not None else (old.seed if old else 0),
             price_date=cfg.price_date(config),
             timeout_s=timeout_s,
-            settings={"max_retries": options.policy.max_retries, "prep_version": PREP_VERSION,
-                      **({"batch": True} if options.batch else {})},
+            settings={
+                "max_retries": options.policy.max_retries,
+                "prep_version": PREP_VERSION,
+                **({"batch": True} if options.batch else {}),
+            },
         )
         done: set[UnitKey] = set()
         if old is not None:
@@ -321,13 +341,27 @@ async def _run_async(options: RunOptions, out: Path, plan: SuitePlan, targets: l
                 counters[tid].gate = gate
         with OutcomeWriter(out / OUTCOMES) as writer:
             ctx = RunContext(
-                run_id=manifest.run_id, plan=plan, repetitions=repetitions, writer=writer,
-                cache=PrepCache(options.cache_root), timeout_s=timeout_s, policy=options.policy, done=done,
-                budget=budget, responses=responses,
+                run_id=manifest.run_id,
+                plan=plan,
+                repetitions=repetitions,
+                writer=writer,
+                cache=PrepCache(options.cache_root),
+                timeout_s=timeout_s,
+                policy=options.policy,
+                done=done,
+                budget=budget,
+                responses=responses,
             )
             runs = [TargetRun(ctx, t, gates[providers[t.info.id]], counters[t.info.id]) for t in targets]
-            batches = [BatchRun(ctx, t, counters[t.info.id], out / BATCHES, poll_s=options.batch_poll_s)
-                       for t in targets if isinstance(t, DiyTarget)] if options.batch else []
+            batches = (
+                [
+                    BatchRun(ctx, t, counters[t.info.id], out / BATCHES, poll_s=options.batch_poll_s)
+                    for t in targets
+                    if isinstance(t, DiyTarget)
+                ]
+                if options.batch
+                else []
+            )
             with Progress(list(counters.values()), options.progress, interval=options.progress_interval):
                 if batches:
                     async with anyio.create_task_group() as tg:

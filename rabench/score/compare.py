@@ -145,8 +145,18 @@ def compare(run_a: str, run_b: str, *, strata: bool = False) -> Comparison:
         compared += 1
         result, reason = compare_rows(row, old)
         if result in ("win", "loss"):
-            moved.append(Moved(row.target, row.task, row.metric, row.stratum, old, row,
-                               "better" if result == "win" else "worse", reason))
+            moved.append(
+                Moved(
+                    row.target,
+                    row.task,
+                    row.metric,
+                    row.stratum,
+                    old,
+                    row,
+                    "better" if result == "win" else "worse",
+                    reason,
+                )
+            )
     changed, n = changed_decisions(a.inp, b.inp) if a.inp is not None and b.inp is not None else ([], 0)
     return Comparison(moved, compared, changed, n, sorted(shared_targets), b.inp)
 
@@ -188,13 +198,17 @@ def compare_domains(run_dirs: list[str]) -> list[Pair]:
             for row in rows:
                 key = (domain, row.target, row.task, row.metric)
                 if key in source:
-                    raise UserError(f"target {row.target} has {domain} rows in both {source[key]} and {run}; "
-                                    "compare one run per domain")
+                    raise UserError(
+                        f"target {row.target} has {domain} rows in both {source[key]} and {run}; "
+                        "compare one run per domain"
+                    )
                 source[key] = run
                 tracks[domain].append(row)
     missing = [d for d in (SYNTHETIC, REAL) if not tracks[d]]
     if missing:
         seen = "; ".join(f"{r}: {', '.join(d)}" for r, d in found.items()) or "no domain stratum at all"
-        raise UserError(f"no {' or '.join(missing)} cases (at least 10) in {', '.join(run_dirs)} "
-                        f"(domains found: {seen}); tag cases domain=real|synthetic")
+        raise UserError(
+            f"no {' or '.join(missing)} cases (at least 10) in {', '.join(run_dirs)} "
+            f"(domains found: {seen}); tag cases domain=real|synthetic"
+        )
     return pair_tracks(tracks[SYNTHETIC], tracks[REAL])

@@ -50,15 +50,21 @@ def reliability_bins(risk: np.ndarray, fake: np.ndarray, bins: int = 10) -> list
     for b in range(bins):
         m = idx == b
         n = int(m.sum())
-        out.append(ReliabilityBin(
-            lo=b / bins, hi=(b + 1) / bins, n=n,
-            mean_risk=round(float(risk[m].mean()), 6) if n else 0.0,
-            share_fake=round(float(fake[m].mean()), 6) if n else 0.0,
-        ))
+        out.append(
+            ReliabilityBin(
+                lo=b / bins,
+                hi=(b + 1) / bins,
+                n=n,
+                mean_risk=round(float(risk[m].mean()), 6) if n else 0.0,
+                share_fake=round(float(fake[m].mean()), 6) if n else 0.0,
+            )
+        )
     return out
 
 
-def thumbnail(path: Path, media_type: str, *, px: int = THUMB_PX, pdf_scale: float = 0.6, quality: int = 70) -> str | None:
+def thumbnail(
+    path: Path, media_type: str, *, px: int = THUMB_PX, pdf_scale: float = 0.6, quality: int = 70
+) -> str | None:
     """A small JPEG data URI of the case file (``px`` wide, up to twice as tall); None if it
     can't be read (never raises, and Pillow's warnings about huge or odd images stay quiet)."""
     try:
@@ -148,13 +154,20 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[WorstMiss]:
         oc = t.outcomes[i]
         case = cases.cases[facts.case[i]]
         path = case_path(inp.suite_dir, case)
-        out.append(WorstMiss(
-            target=t.id, case_id=case.id, repetition=oc.repetition, why=why,
-            thumbnail=thumbnail(path, case.media_type) if path else None,
-            label=_label_text(case), verdict=_verdict_text(oc),
-            reasons=[MissReason(kind=r.kind, text=r.text[:300])
-                     for r in (oc.verdict.reasons if oc.verdict else [])[:5]],
-        ))
+        out.append(
+            WorstMiss(
+                target=t.id,
+                case_id=case.id,
+                repetition=oc.repetition,
+                why=why,
+                thumbnail=thumbnail(path, case.media_type) if path else None,
+                label=_label_text(case),
+                verdict=_verdict_text(oc),
+                reasons=[
+                    MissReason(kind=r.kind, text=r.text[:300]) for r in (oc.verdict.reasons if oc.verdict else [])[:5]
+                ],
+            )
+        )
     return out
 
 

@@ -68,6 +68,16 @@ def findings(rows: list[Row], targets: list[TargetRuns]) -> list[Finding]:
                 if a is None or b is None:
                     continue
                 result, reason = compare(a, b)
-                out.append(Finding(task=task, metric=metric, target=us, baseline=them, result=result,
-                                   reason=reason, value=a.value, baseline_value=b.value))
+                out.append(
+                    Finding(
+                        task=task,
+                        metric=metric,
+                        target=us,
+                        baseline=them,
+                        result=result,
+                        reason=reason,
+                        value=a.value,
+                        baseline_value=b.value,
+                    )
+                )
     return out

@@ -166,8 +166,21 @@ def detection_sorted(run_case, run_level, run_fake, run_w, counts, ng, nf, flagg
 
 @njit(cache=True)
 def _levels_chunk(
-    metric, alpha, genuine_cases, fake_cases, n_cases,
-    run_case, run_level, run_fake, run_w, n_levels, flaggable_from, seed, start, stop, out,
+    metric,
+    alpha,
+    genuine_cases,
+    fake_cases,
+    n_cases,
+    run_case,
+    run_level,
+    run_fake,
+    run_w,
+    n_levels,
+    flaggable_from,
+    seed,
+    start,
+    stop,
+    out,
 ):
     counts = np.zeros(n_cases, dtype=np.int64)
     ng = float(genuine_cases.size)
@@ -178,16 +191,26 @@ def _levels_chunk(
         if metric == AUC:
             out[b] = auc_sorted(run_case, run_level, run_fake, run_w, counts)
         else:
-            value, _ = detection_sorted(
-                run_case, run_level, run_fake, run_w, counts, ng, nf, flaggable_from, alpha
-            )
+            value, _ = detection_sorted(run_case, run_level, run_fake, run_w, counts, ng, nf, flaggable_from, alpha)
             out[b] = value
 
 
 @njit(cache=True, parallel=True)
 def bootstrap_levels(
-    metric, alpha, genuine_cases, fake_cases, n_cases,
-    run_case, run_level, run_fake, run_w, n_levels, flaggable_from, n_boot, seed, n_chunks,
+    metric,
+    alpha,
+    genuine_cases,
+    fake_cases,
+    n_cases,
+    run_case,
+    run_level,
+    run_fake,
+    run_w,
+    n_levels,
+    flaggable_from,
+    n_boot,
+    seed,
+    n_chunks,
 ):
     """``n_boot`` stratified resamples of AUC (metric 0) or detection at a
     false-flag rate (metric 1) over runs pre-sorted by score level (ascending).
@@ -199,8 +222,23 @@ def bootstrap_levels(
     for c in prange(n_chunks):
         start = n_boot * c // n_chunks
         stop = n_boot * (c + 1) // n_chunks
-        _levels_chunk(metric, alpha, genuine_cases, fake_cases, n_cases, run_case, run_level,
-                      run_fake, run_w, n_levels, flaggable_from, useed, start, stop, out)
+        _levels_chunk(
+            metric,
+            alpha,
+            genuine_cases,
+            fake_cases,
+            n_cases,
+            run_case,
+            run_level,
+            run_fake,
+            run_w,
+            n_levels,
+            flaggable_from,
+            useed,
+            start,
+            stop,
+            out,
+        )
     return out
 
 
@@ -246,8 +284,15 @@ class SortedRuns:
 
     __slots__ = ("case", "level", "fake", "w", "values", "n_cases", "flaggable_from")
 
-    def __init__(self, scores: np.ndarray, case: np.ndarray, fake: np.ndarray, w: np.ndarray,
-                 n_cases: int, never_below: float | None = None):
+    def __init__(
+        self,
+        scores: np.ndarray,
+        case: np.ndarray,
+        fake: np.ndarray,
+        w: np.ndarray,
+        n_cases: int,
+        never_below: float | None = None,
+    ):
         values, inverse = np.unique(scores, return_inverse=True)
         key = inverse.astype(np.int64) * max(n_cases, 1) + case.astype(np.int64)
         ukey, first, inv = np.unique(key, return_index=True, return_inverse=True)
@@ -258,32 +303,51 @@ class SortedRuns:
         self.w = np.bincount(inv.ravel(), weights=w, minlength=ukey.size).astype(np.float64)
         self.n_cases = n_cases
         # Levels whose value is below ``never_below`` (missing risks) are never flagged.
-        self.flaggable_from = (
-            0 if never_below is None else int(np.searchsorted(values, never_below, side="left"))
-        )
+        self.flaggable_from = 0 if never_below is None else int(np.searchsorted(values, never_below, side="left"))
 
     @property
     def n_levels(self) -> int:
         return int(self.values.size)
 
 
-def point_levels(metric: int, alpha: float, runs: SortedRuns, n_genuine: int, n_fake: int
-                 ) -> tuple[float, float | None]:
+def point_levels(
+    metric: int, alpha: float, runs: SortedRuns, n_genuine: int, n_fake: int
+) -> tuple[float, float | None]:
     """The estimate itself (every case counted once); for detection also the threshold."""
     counts = np.ones(runs.n_cases, dtype=np.int64)
     if metric == AUC:
         return float(auc_sorted(runs.case, runs.level, runs.fake, runs.w, counts)), None
-    value, lvl = detection_sorted(runs.case, runs.level, runs.fake, runs.w, counts,
-                                  float(n_genuine), float(n_fake), runs.flaggable_from, alpha)
+    value, lvl = detection_sorted(
+        runs.case, runs.level, runs.fake, runs.w, counts, float(n_genuine), float(n_fake), runs.flaggable_from, alpha
+    )
     return float(value), (float(runs.values[lvl]) if lvl >= 0 else None)
 
 
-def bootstrap_runs(metric: int, alpha: float, runs: SortedRuns, genuine_cases: np.ndarray,
-                   fake_cases: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+def bootstrap_runs(
+    metric: int,
+    alpha: float,
+    runs: SortedRuns,
+    genuine_cases: np.ndarray,
+    fake_cases: np.ndarray,
+    n_boot: int,
+    seed: int,
+) -> np.ndarray:
     samples: np.ndarray = bootstrap_levels(
-        metric, alpha, genuine_cases.astype(np.int64), fake_cases.astype(np.int64), runs.n_cases,
-        runs.case, runs.level, runs.fake, runs.w, runs.n_levels, runs.flaggable_from, n_boot, seed,
-        numba.get_num_threads())
+        metric,
+        alpha,
+        genuine_cases.astype(np.int64),
+        fake_cases.astype(np.int64),
+        runs.n_cases,
+        runs.case,
+        runs.level,
+        runs.fake,
+        runs.w,
+        runs.n_levels,
+        runs.flaggable_from,
+        n_boot,
+        seed,
+        numba.get_num_threads(),
+    )
     return samples
 
 

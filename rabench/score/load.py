@@ -105,8 +105,10 @@ def load_cases(suite_dir: str) -> tuple[CaseTable, str, str]:
     for i, case in enumerate(cases):
         other = keys.setdefault(id_key(case.id), case.id)
         if case.id in index or other != case.id:
-            raise UserError(f"{reader.manifest}: case id {case.id} appears twice"
-                            + (f" (as {other}, ignoring case)" if other != case.id else ""))
+            raise UserError(
+                f"{reader.manifest}: case id {case.id} appears twice"
+                + (f" (as {other}, ignoring case)" if other != case.id else "")
+            )
         index[case.id] = i
     is_base = np.array([c.lineage is None for c in cases], dtype=bool)
     table = CaseTable(
@@ -154,15 +156,16 @@ class OutcomeLines:
         s = int(self._start[k])  # IndexError past the end
         if s < 0:
             return self._extra[k]
-        return _outcome_decoder.decode(self._data[s:int(self._end[k])])
+        return _outcome_decoder.decode(self._data[s : int(self._end[k])])
 
     def __iter__(self) -> Iterator[Outcome]:
         for k in range(len(self._start)):
             yield self[k]
 
 
-def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable
-                  ) -> dict[str, tuple[OutcomeLines, np.ndarray, np.ndarray]]:
+def read_outcomes(
+    run_dir: Path, manifest: RunManifest, cases: CaseTable
+) -> dict[str, tuple[OutcomeLines, np.ndarray, np.ndarray]]:
     """Outcomes per target, sorted by (case, repetition), with the case index and repetition
     of each; a later line for the same (case, target, repetition) replaces an earlier one
     (a resumed run may re-record a call).
@@ -211,8 +214,11 @@ def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable
         ti = target_index.get(oc.target)
         if ci is None or ti is None:
             if wrong is None:  # reported after every line decoded: a bad line comes first
-                wrong = (f"{path}: outcome {k}: case {oc.case_id} is not in the run's suite" if ci is None
-                         else f"{path}: outcome {k}: target {oc.target} is not listed in run.json")
+                wrong = (
+                    f"{path}: outcome {k}: case {oc.case_id} is not in the run's suite"
+                    if ci is None
+                    else f"{path}: outcome {k}: target {oc.target} is not listed in run.json"
+                )
         else:
             starts.append(s)
             ends.append(e)
@@ -246,8 +252,9 @@ def read_outcomes(run_dir: Path, manifest: RunManifest, cases: CaseTable
 MISSING_ERROR = "no outcome recorded for this case (counted as a failed run)"
 
 
-def with_missing_cases(outcomes: OutcomeLines, case_of: np.ndarray, reps: np.ndarray, cases: CaseTable,
-                       run_id: str, target: str) -> tuple[OutcomeLines, np.ndarray, np.ndarray]:
+def with_missing_cases(
+    outcomes: OutcomeLines, case_of: np.ndarray, reps: np.ndarray, cases: CaseTable, run_id: str, target: str
+) -> tuple[OutcomeLines, np.ndarray, np.ndarray]:
     """Outcomes sorted by (case, repetition), plus one failed stand-in run for every
     case of the suite the target has no outcome for; also the case index of each.
 
@@ -269,12 +276,18 @@ def with_missing_cases(outcomes: OutcomeLines, case_of: np.ndarray, reps: np.nda
     start = np.concatenate((outcomes._start, np.full(len(absent), -1, dtype=np.int64)))[order]
     end = np.concatenate((outcomes._end, np.full(len(absent), -1, dtype=np.int64)))[order]
     extra = {
-        int(pos): Outcome(run_id=run_id, case_id=cases.cases[int(all_case[order[pos]])].id, target=target,
-                          repetition=0, status="error", attempts=0, error=MISSING_ERROR)
+        int(pos): Outcome(
+            run_id=run_id,
+            case_id=cases.cases[int(all_case[order[pos]])].id,
+            target=target,
+            repetition=0,
+            status="error",
+            attempts=0,
+            error=MISSING_ERROR,
+        )
         for pos in np.flatnonzero(missing)
     }
-    return (OutcomeLines(outcomes._data, start, end, extra), missing,
-            all_case[order].astype(np.int32))
+    return (OutcomeLines(outcomes._data, start, end, extra), missing, all_case[order].astype(np.int32))
 
 
 def runs_of_one_suite(run_dirs: list[str]) -> tuple[list[Path], list[RunManifest], Path]:
@@ -322,15 +335,25 @@ def load_runs(run_dirs: list[str]) -> ScoreInput:
         per_target = read_outcomes(d, m, cases)
         for info in m.targets:
             if info.id in seen:
-                raise UserError(
-                    f"target {info.id} is in both {seen[info.id]} and {d}; score them separately"
-                )
+                raise UserError(f"target {info.id} is in both {seen[info.id]} and {d}; score them separately")
             seen[info.id] = d
             ocs, missing, case_idx = with_missing_cases(*per_target[info.id], cases, m.run_id, info.id)
-            targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx,
-                                      missing=missing, batch=bool(m.settings.get("batch")) and info.kind == "diy"))
+            targets.append(
+                TargetRuns(
+                    info=info,
+                    run_id=m.run_id,
+                    outcomes=ocs,
+                    case=case_idx,
+                    missing=missing,
+                    batch=bool(m.settings.get("batch")) and info.kind == "diy",
+                )
+            )
     targets.sort(key=lambda t: t.id)
     return ScoreInput(
-        manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=cases, targets=targets,
+        manifests=manifests,
+        suite_name=suite_name,
+        manifest_sha256=sha,
+        cases=cases,
+        targets=targets,
         suite_dir=suite_dir,
     )

@@ -14,9 +14,18 @@ import msgspec
 Compare = Literal["interval", "ratio", "none"]
 
 TASKS: tuple[str, ...] = (
-    "extraction", "checks", "authenticity", "duplicates", "decisions", "evidence",
+    "extraction",
+    "checks",
+    "authenticity",
+    "duplicates",
+    "decisions",
+    "evidence",
     # AP suites (docs/methodology-ap.md); operations rows are shared and come last
-    "ap_extraction", "ap_evidence", "ap_decision", "ap_findings", "ap_calibration",
+    "ap_extraction",
+    "ap_evidence",
+    "ap_decision",
+    "ap_findings",
+    "ap_calibration",
     "operations",
 )
 
@@ -66,8 +75,11 @@ METRICS: list[Metric] = [
         compare="ratio",
     ),
     Metric(
-        "decisions", "expected_cost_per_1000_approve_everything", lower_is_better=True,
-        compare="none", unit="none",
+        "decisions",
+        "expected_cost_per_1000_approve_everything",
+        lower_is_better=True,
+        compare="none",
+        unit="none",
     ),
     *_m("evidence", ["edited_field_named", "fakes_caught_with_proof"]),
     *_m("evidence", ["genuine_with_proof"], lower_is_better=True),
@@ -88,8 +100,20 @@ METRICS: list[Metric] = [
 
 # AP suites (docs/methodology-ap.md). Field names from rabench.contracts.ap.FIELD_NAMES.
 AP_TASKS = ("ap_extraction", "ap_evidence", "ap_decision", "ap_findings", "ap_calibration")
-AP_FIELDS = ("vendor_name", "vendor_vat_id", "invoice_number", "invoice_date", "due_date", "currency",
-             "subtotal", "tax", "total", "po_number", "bank_account", "bank_code")
+AP_FIELDS = (
+    "vendor_name",
+    "vendor_vat_id",
+    "invoice_number",
+    "invoice_date",
+    "due_date",
+    "currency",
+    "subtotal",
+    "tax",
+    "total",
+    "po_number",
+    "bank_account",
+    "bank_code",
+)
 METRICS += [
     *_m("ap_extraction", [f"{f}_accuracy" for f in AP_FIELDS]),
     *_m("ap_extraction", ["all_fields_right", "line_item_f1", "valid_output_rate"]),
@@ -100,8 +124,13 @@ METRICS += [
     *_m("ap_decision", ["exception_release_rate", "false_hold_rate", "false_fraud_rate"], lower_is_better=True),
     *_m("ap_decision", ["decision_consistency"]),
     Metric("ap_decision", "expected_cost_per_1000", lower_is_better=True),
-    *_m("ap_decision", ["expected_cost_per_1000_pay_everything", "expected_cost_per_1000_review_everything"],
-        lower_is_better=True, compare="none", unit="none"),
+    *_m(
+        "ap_decision",
+        ["expected_cost_per_1000_pay_everything", "expected_cost_per_1000_review_everything"],
+        lower_is_better=True,
+        compare="none",
+        unit="none",
+    ),
     *_m("ap_findings", ["discrepancy_f1", "reason_code_f1", "duplicate_link_f1", "campaign_link_f1"]),
     *_m("ap_calibration", ["brier_score", "log_loss"], lower_is_better=True),
     *_m("ap_calibration", ["forecast_coverage"]),

@@ -90,9 +90,7 @@ def field_right(field: str, label: object, answer: object) -> bool:
     raise ValueError(f"unknown field {field!r}")
 
 
-def match_line_items(
-    labelled: list[tuple[str, float]], extracted: list[tuple[str, float]]
-) -> int:
+def match_line_items(labelled: list[tuple[str, float]], extracted: list[tuple[str, float]]) -> int:
     """Size of the maximum one-to-one pairing of labelled and extracted items.
 
     Two items may pair when their descriptions are at least 0.8 alike

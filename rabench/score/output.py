@@ -22,8 +22,18 @@ FORMAT = "rabench.rows/1"
 Header = RowsHeader  # the name this module used before the contract moved
 
 
-__all__ = ["FORMAT", "SCORER_VERSION", "SPEC", "Header", "RowsFile", "RowsHeader", "RunRef", "decode", "encode",
-           "sort_key"]
+__all__ = [
+    "FORMAT",
+    "SCORER_VERSION",
+    "SPEC",
+    "Header",
+    "RowsFile",
+    "RowsHeader",
+    "RunRef",
+    "decode",
+    "encode",
+    "sort_key",
+]
 
 
 def sort_key(row: Row) -> tuple[int, str, int, tuple[int, str]]:

@@ -25,13 +25,21 @@ ARITHMETIC_FIELDS = frozenset({"total", "subtotal"})
 
 # Exactly the spec's list, in its order: keyword -> field.
 KEYWORDS: tuple[tuple[str, str], ...] = (
-    ("total", "total"), ("amount due", "total"),
+    ("total", "total"),
+    ("amount due", "total"),
     ("subtotal", "subtotal"),
-    ("tax", "tax_total"), ("VAT", "tax_total"), ("GST", "tax_total"),
+    ("tax", "tax_total"),
+    ("VAT", "tax_total"),
+    ("GST", "tax_total"),
     ("date", "date"),
-    ("merchant", "merchant"), ("store", "merchant"), ("vendor", "merchant"),
-    ("logo", "merchant"), ("name", "merchant"),
-    ("item", "line_items"), ("line", "line_items"), ("quantity", "line_items"),
+    ("merchant", "merchant"),
+    ("store", "merchant"),
+    ("vendor", "merchant"),
+    ("logo", "merchant"),
+    ("name", "merchant"),
+    ("item", "line_items"),
+    ("line", "line_items"),
+    ("quantity", "line_items"),
     ("price", "line_items"),
 )
 _KEYWORD_RES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -42,9 +50,7 @@ _KEYWORD_RES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 # An explicit "@field" tag left in the reason's text (not after a word character,
 # so an e-mail address is not a tag).
-_TAG_RE = re.compile(
-    r"(?<![\w@])@(" + "|".join(sorted(FIELD_TAGS, key=len, reverse=True)) + r")\b"
-)
+_TAG_RE = re.compile(r"(?<![\w@])@(" + "|".join(sorted(FIELD_TAGS, key=len, reverse=True)) + r")\b")
 
 
 def tag_fields(reason: Reason) -> set[str]:

@@ -68,12 +68,27 @@ def run_facts(target: TargetRuns, cases: CaseTable) -> RunFacts:
         return np.full(n, NAN)
 
     facts = RunFacts(
-        case=target.case, w=np.zeros(n), status=np.zeros(n, dtype=np.int8),
+        case=target.case,
+        w=np.zeros(n),
+        status=np.zeros(n, dtype=np.int8),
         recorded=np.ones(n, dtype=bool) if target.missing is None else ~target.missing,
-        readable=f(), risk=f(),
-        field={name: f() for name in SCALAR_FIELDS}, all_right=f(), li_tp=f(), li_pred=f(),
-        li_lab=f(), check_ran=f(), check_flagged=f(), total=f(), seen=f(), exact=f(),
-        has_proof=f(), edited_named=f(), latency=f(), cost=f(), model_cost=f(),
+        readable=f(),
+        risk=f(),
+        field={name: f() for name in SCALAR_FIELDS},
+        all_right=f(),
+        li_tp=f(),
+        li_pred=f(),
+        li_lab=f(),
+        check_ran=f(),
+        check_flagged=f(),
+        total=f(),
+        seen=f(),
+        exact=f(),
+        has_proof=f(),
+        edited_named=f(),
+        latency=f(),
+        cost=f(),
+        model_cost=f(),
     )
     runs_per_case = np.bincount(target.case, minlength=cases.n)
     facts.w[:] = 1.0 / np.maximum(runs_per_case[target.case], 1)

@@ -45,24 +45,29 @@ def tracks_section(synthetic: RowsFile, real: RowsFile, origin: str = "") -> lis
     pairs = pair_tracks(synthetic.rows, real.rows)
     h = real.header
     lines = [
-        "## Synthetic vs real receipts", "",
+        "## Synthetic vs real receipts",
+        "",
         f"Synthetic: suite {synthetic.header.suite_name} (manifest `{synthetic.header.suite_manifest_sha256[:12]}`). "
         f"Real: suite {h.suite_name} (manifest `{h.suite_manifest_sha256[:12]}`), runs "
-        + ", ".join(f"`{r.run_id}`" for r in h.runs) + " (its full report: real/report.md)"
+        + ", ".join(f"`{r.run_id}`" for r in h.runs)
+        + " (its full report: real/report.md)"
         + (f": {origin}." if origin else "."),
         "",
         "Gap = real − synthetic. A row is marked when the two 95% intervals don't overlap "
         "(latency and cost: at least 1.2x apart), never on fewer than 10 cases or calls on a side "
-        "(docs/methodology.md, \"Synthetic vs real\").",
+        '(docs/methodology.md, "Synthetic vs real").',
         "",
         *[f"- {line}" for _, line in summary(pairs)],
         "",
-        "| target | task | metric | synthetic | real | gap | |", "|---|---|---|---|---|---|---|",
+        "| target | task | metric | synthetic | real | gap | |",
+        "|---|---|---|---|---|---|---|",
     ]
     for p in pairs:
         mark = MARKS.get(p.mark, p.reason)
-        lines.append(f"| {p.target} | {p.task} | {p.metric} | {figure(p.synthetic)} | {figure(p.real)} "
-                     f"| {gap_text(p)} | {mark} |")
+        lines.append(
+            f"| {p.target} | {p.task} | {p.metric} | {figure(p.synthetic)} | {figure(p.real)} "
+            f"| {gap_text(p)} | {mark} |"
+        )
     lines.append("")
     return lines
 
@@ -95,21 +100,22 @@ def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -
     if real is not None:
         lines += tracks_section(doc, real, real_origin)
         lines += ["# Synthetic track", ""]
-    by_key: dict[tuple[str, str, str, str], Row] = {
-        (r.task, r.metric, r.stratum, r.target): r for r in doc.rows
-    }
+    by_key: dict[tuple[str, str, str, str], Row] = {(r.task, r.metric, r.stratum, r.target): r for r in doc.rows}
     for task in TASKS:
         metrics = sorted({r.metric for r in doc.rows if r.task == task}, key=lambda m: ORDER[(task, m)])
         if not metrics:
             continue
-        lines += [f"## {task.capitalize()}", "", "| metric | " + " | ".join(targets) + " |",
-                  "|---|" + "---|" * len(targets)]
+        lines += [
+            f"## {task.capitalize()}",
+            "",
+            "| metric | " + " | ".join(targets) + " |",
+            "|---|" + "---|" * len(targets),
+        ]
         for m in metrics:
             lines.append(f"| {m} | " + " | ".join(cell(by_key.get((task, m, "all", t))) for t in targets) + " |")
         lines.append("")
     if doc.findings:
-        lines += ["## Findings", "", "| ours | baseline | task | metric | result | why |",
-                  "|---|---|---|---|---|---|"]
+        lines += ["## Findings", "", "| ours | baseline | task | metric | result | why |", "|---|---|---|---|---|---|"]
         for f in doc.findings:
             result = "not supported by baseline" if f.result == "not_supported" else f.result
             lines.append(f"| {f.target} | {f.baseline} | {f.task} | {f.metric} | {result} | {f.reason} |")
@@ -123,10 +129,13 @@ def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -
         for task in TASKS:
             if task not in strata:
                 continue
-            lines += [f"### {task.capitalize()}", "", "| metric | stratum | " + " | ".join(targets) + " |",
-                      "|---|---|" + "---|" * len(targets)]
-            keys = sorted({(r.metric, r.stratum) for r in strata[task]},
-                          key=lambda k: (ORDER[(task, k[0])], k[1]))
+            lines += [
+                f"### {task.capitalize()}",
+                "",
+                "| metric | stratum | " + " | ".join(targets) + " |",
+                "|---|---|" + "---|" * len(targets),
+            ]
+            keys = sorted({(r.metric, r.stratum) for r in strata[task]}, key=lambda k: (ORDER[(task, k[0])], k[1]))
             for m, s in keys:
                 lines.append(f"| {m} | {s} | " + " | ".join(cell(by_key.get((task, m, s, t))) for t in targets) + " |")
             lines.append("")

@@ -32,8 +32,7 @@ def _clean(x: float | None) -> float | None:
     return float(x)
 
 
-def rate_row(task: str, metric: str, stratum: str, target: str, shares: np.ndarray,
-             note: str = "") -> Row | None:
+def rate_row(task: str, metric: str, stratum: str, target: str, shares: np.ndarray, note: str = "") -> Row | None:
     """A rate over cases (or calls) with a Wilson 95% interval.
 
     ``shares`` holds one per-unit success share in [0, 1] (a case's share of
@@ -45,34 +44,69 @@ def rate_row(task: str, metric: str, stratum: str, target: str, shares: np.ndarr
         return None
     denom = float(n)
     if n == 0:
-        return Row(task=task, metric=metric, stratum=stratum, target=target, value=None, n=n,
-                   interval="wilson", note=note or "no cases")
+        return Row(
+            task=task,
+            metric=metric,
+            stratum=stratum,
+            target=target,
+            value=None,
+            n=n,
+            interval="wilson",
+            note=note or "no cases",
+        )
     successes = float(shares.sum())
     lo, hi = kernels.wilson(successes, denom, kernels.Z95)
-    return Row(task=task, metric=metric, stratum=stratum, target=target,
-               value=_clean(successes / denom), n=n, lo=_clean(lo), hi=_clean(hi),
-               interval="wilson", note=note)
+    return Row(
+        task=task,
+        metric=metric,
+        stratum=stratum,
+        target=target,
+        value=_clean(successes / denom),
+        n=n,
+        lo=_clean(lo),
+        hi=_clean(hi),
+        interval="wilson",
+        note=note,
+    )
 
 
-def bootstrap_row(task: str, metric: str, stratum: str, target: str, value: float | None,
-                  samples: np.ndarray | None, seed: int, n: int, note: str = "") -> Row:
+def bootstrap_row(
+    task: str,
+    metric: str,
+    stratum: str,
+    target: str,
+    value: float | None,
+    samples: np.ndarray | None,
+    seed: int,
+    n: int,
+    note: str = "",
+) -> Row:
     lo, hi = (None, None) if samples is None else kernels.percentile_interval(samples)
     value = _clean(value)
-    return Row(task=task, metric=metric, stratum=stratum, target=target, value=value, n=n,
-               lo=lo if value is not None else None, hi=hi if value is not None else None,
-               interval="bootstrap", seed=seed, note=note if value is not None else (note or "undefined"))
+    return Row(
+        task=task,
+        metric=metric,
+        stratum=stratum,
+        target=target,
+        value=value,
+        n=n,
+        lo=lo if value is not None else None,
+        hi=hi if value is not None else None,
+        interval="bootstrap",
+        seed=seed,
+        note=note if value is not None else (note or "undefined"),
+    )
 
 
-def plain_row(task: str, metric: str, stratum: str, target: str, value: float | None, n: int,
-              note: str = "") -> Row:
-    return Row(task=task, metric=metric, stratum=stratum, target=target, value=_clean(value),
-               n=n, interval="none", note=note)
+def plain_row(task: str, metric: str, stratum: str, target: str, value: float | None, n: int, note: str = "") -> Row:
+    return Row(
+        task=task, metric=metric, stratum=stratum, target=target, value=_clean(value), n=n, interval="none", note=note
+    )
 
 
 def unsupported_rows(task: str, metrics: list[str], target: str) -> list[Row]:
     """A task the target can't do by construction: supported=False, never a zero."""
     return [
-        Row(task=task, metric=m, stratum=ALL, target=target, value=None, n=0,
-            supported=False, note=NOT_SUPPORTED)
+        Row(task=task, metric=m, stratum=ALL, target=target, value=None, n=0, supported=False, note=NOT_SUPPORTED)
         for m in metrics
     ]

@@ -23,7 +23,16 @@ from rabench.score.load import ScoreInput, load_runs
 from rabench.score.reduce import run_facts, runs_per_case
 from rabench.score.rows import MIN_STRATUM, N_BOOT
 from rabench.score.strata import tag_masks
-from rabench.score.tasks import TaskContext, authenticity, checks, decisions, duplicates, evidence, extraction, operations
+from rabench.score.tasks import (
+    TaskContext,
+    authenticity,
+    checks,
+    decisions,
+    duplicates,
+    evidence,
+    extraction,
+    operations,
+)
 
 TASK_MODULES = (extraction, checks, authenticity, duplicates, decisions, evidence, operations)
 
@@ -61,8 +70,9 @@ def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str 
         t0 = time.perf_counter()
         facts = facts_by_target[target.id] = run_facts(target, inp.cases)
         timings["facts"] = timings.get("facts", 0.0) + time.perf_counter() - t0
-        ctx = TaskContext(target=target, cases=inp.cases, facts=facts, tags=tags,
-                          runs=runs_per_case(facts, inp.cases.n))
+        ctx = TaskContext(
+            target=target, cases=inp.cases, facts=facts, tags=tags, runs=runs_per_case(facts, inp.cases.n)
+        )
         if ray_address is not None:
             contexts.append(ctx)
             continue
@@ -80,25 +90,39 @@ def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str 
     rows.sort(key=output.sort_key)
     found = findings(rows, inp.targets)
     header = output.Header(
-        format=output.FORMAT, spec=output.SPEC, contracts_version=CONTRACTS_VERSION,
-        scorer_version=output.SCORER_VERSION, suite_name=inp.suite_name,
+        format=output.FORMAT,
+        spec=output.SPEC,
+        contracts_version=CONTRACTS_VERSION,
+        scorer_version=output.SCORER_VERSION,
+        suite_name=inp.suite_name,
         suite_manifest_sha256=inp.manifest_sha256,
         runs=sorted(
-            (output.RunRef(run_id=m.run_id, targets=sorted(t.id for t in m.targets),
-                           repetitions=m.repetitions, price_date=m.price_date)
-             for m in inp.manifests),
+            (
+                output.RunRef(
+                    run_id=m.run_id,
+                    targets=sorted(t.id for t in m.targets),
+                    repetitions=m.repetitions,
+                    price_date=m.price_date,
+                )
+                for m in inp.manifests
+            ),
             key=lambda r: r.run_id,
         ),
         targets=[t.info for t in inp.targets],
-        bootstrap_resamples=N_BOOT, min_stratum_cases=MIN_STRATUM,
+        bootstrap_resamples=N_BOOT,
+        min_stratum_cases=MIN_STRATUM,
     )
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # Pillow's warnings about a thumbnail's file are not the user's business
         warnings.filterwarnings("ignore", module="PIL")
         extra = details(inp, facts_by_target) if with_details else None
     timings["details"] = time.perf_counter() - t0
-    return ScoreResult(doc=output.RowsFile(header=header, rows=rows, findings=found), timings=timings,
-                       details=extra, inp=inp if with_details else None)
+    return ScoreResult(
+        doc=output.RowsFile(header=header, rows=rows, findings=found),
+        timings=timings,
+        details=extra,
+        inp=inp if with_details else None,
+    )
 
 
 def score_runs(run_dirs: list[str], ray_address: str | None = None) -> ScoreResult:

@@ -55,13 +55,11 @@ def tag_strata(tags: dict[str, np.ndarray], eligible: np.ndarray) -> list[tuple[
     return out
 
 
-def authenticity_strata(cases: CaseTable, eligible: np.ndarray,
-                        tags: dict[str, np.ndarray]) -> list[AuthStratum]:
+def authenticity_strata(cases: CaseTable, eligible: np.ndarray, tags: dict[str, np.ndarray]) -> list[AuthStratum]:
     genuine = eligible & ~cases.is_fake
     fake = eligible & cases.is_fake
     out = [AuthStratum("all", genuine, fake)]
-    classes = sorted({c.label.authenticity.fake_class or "unknown"
-                      for c, f in zip(cases.cases, fake) if f})
+    classes = sorted({c.label.authenticity.fake_class or "unknown" for c, f in zip(cases.cases, fake) if f})
     class_of = np.array([c.label.authenticity.fake_class or "unknown" for c in cases.cases])
     for cls in classes:
         out.append(AuthStratum(f"class={cls}", genuine, fake & (class_of == cls), True))

@@ -78,8 +78,11 @@ def _decide(syn: Row | None, real: Row | None) -> tuple[Mark, str, bool]:
         # Expected cost has no interval of its own and follows the false-flag and detection
         # rates, whose intervals decide; a 1.2x ratio of it is not evidence of a difference.
         return "none", "no interval (see the false-flag and detection rows)", False
-    decidable = (meta.compare != "none" and min(syn.n, real.n) >= MIN_STRATUM
-                 and (meta.compare == "ratio" or None not in (syn.lo, syn.hi, real.lo, real.hi)))
+    decidable = (
+        meta.compare != "none"
+        and min(syn.n, real.n) >= MIN_STRATUM
+        and (meta.compare == "ratio" or None not in (syn.lo, syn.hi, real.lo, real.hi))
+    )
     result, reason = compare(real, syn)
     if result == "win":
         return "better", reason, True
@@ -113,7 +116,7 @@ def domain_rows(rows: Iterable[Row], domain: str) -> list[Row]:
 
 def domains_in(rows: Iterable[Row]) -> set[str]:
     prefix = f"{DOMAIN}="
-    return {r.stratum[len(prefix):] for r in rows if r.stratum.startswith(prefix)}
+    return {r.stratum[len(prefix) :] for r in rows if r.stratum.startswith(prefix)}
 
 
 _PATTERNS = (
@@ -170,10 +173,15 @@ def sentence(pair: Pair) -> str:
     """The words for a marked pair; '' for an unmarked one."""
     if pair.mark == "none":
         return ""
-    tail = ("the synthetic figure does not carry over" if pair.mark == "worse"
-            else "real receipts score better than synthetic ones")
-    return (f"{pair.target}: {label(pair.task, pair.metric)} {figure(pair.synthetic)} on synthetic but "
-            f"{figure(pair.real)} on real receipts — {tail} ({pair.reason}).")
+    tail = (
+        "the synthetic figure does not carry over"
+        if pair.mark == "worse"
+        else "real receipts score better than synthetic ones"
+    )
+    return (
+        f"{pair.target}: {label(pair.task, pair.metric)} {figure(pair.synthetic)} on synthetic but "
+        f"{figure(pair.real)} on real receipts — {tail} ({pair.reason})."
+    )
 
 
 def summary(pairs: Sequence[Pair]) -> list[tuple[Mark, str]]:
@@ -186,15 +194,28 @@ def summary(pairs: Sequence[Pair]) -> list[tuple[Mark, str]]:
         compared = [p for p in mine if p.compared]
         marked = [p for p in mine if p.mark != "none"]
         undecided = len(mine) - len(compared)
-        rest = (f"; {undecided} not comparable: no value, no interval or fewer than 10 cases "
-                "on a side") if undecided else ""
+        rest = (
+            (f"; {undecided} not comparable: no value, no interval or fewer than 10 cases on a side")
+            if undecided
+            else ""
+        )
         if not marked:
-            lines.append(("none", f"{target}: no headline row differs between synthetic and real "
-                                  f"beyond its intervals ({len(compared)} compared{rest})."))
+            lines.append(
+                (
+                    "none",
+                    f"{target}: no headline row differs between synthetic and real "
+                    f"beyond its intervals ({len(compared)} compared{rest}).",
+                )
+            )
             continue
         worse = sum(p.mark == "worse" for p in marked)
-        lines.append(("none", f"{target}: {len(marked)} of {len(compared)} compared headline rows "
-                              f"differ beyond their intervals ({worse} worse on real, "
-                              f"{len(marked) - worse} better){rest}."))
+        lines.append(
+            (
+                "none",
+                f"{target}: {len(marked)} of {len(compared)} compared headline rows "
+                f"differ beyond their intervals ({worse} worse on real, "
+                f"{len(marked) - worse} better){rest}.",
+            )
+        )
         lines += [(p.mark, sentence(p)) for p in sorted(marked, key=lambda p: p.mark != "worse")]
     return lines

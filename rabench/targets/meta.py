@@ -60,8 +60,9 @@ def _read(request: CheckRequest) -> Verdict:
 
 class MetaTarget:
     def __init__(self, target_id: str = "meta"):
-        self.info = TargetInfo(id=target_id, kind="other", capabilities=Capabilities(proofs=True),
-                               settings={"rules": RULES_VERSION})
+        self.info = TargetInfo(
+            id=target_id, kind="other", capabilities=Capabilities(proofs=True), settings={"rules": RULES_VERSION}
+        )
 
     async def open(self) -> None:
         return None

@@ -39,9 +39,7 @@ def parse_target_id(target_id: str) -> tuple[str, str | None, str | None]:
         parts = target_id.split(":", 2)
         if len(parts) == 3 and parts[1] and parts[2]:
             return "diy", parts[1], parts[2]
-    raise UserError(
-        f"unknown target {target_id!r}: use 'self', 'null', 'meta' or 'diy:<provider>:<model>'"
-    )
+    raise UserError(f"unknown target {target_id!r}: use 'self', 'null', 'meta' or 'diy:<provider>:<model>'")
 
 
 def provider_of(target_id: str) -> str:

@@ -60,8 +60,13 @@ def test_audit_flags_a_planted_leak_and_passes_a_fair_signal():
     recs = []
     for i in range(60):
         fake = i % 2 == 0
-        recs.append(({"class": "ai_full" if fake else "genuine", "capture": "photo"}, fake,
-                     {"format": "image/png" if fake else "image/jpeg", "byte_size": float(rng.normal(1e5, 1e4))}))
+        recs.append(
+            (
+                {"class": "ai_full" if fake else "genuine", "capture": "photo"},
+                fake,
+                {"format": "image/png" if fake else "image/jpeg", "byte_size": float(rng.normal(1e5, 1e4))},
+            )
+        )
     res = audit_records(recs)
     bad = {(r.signal, r.group) for r in res.failures()}
     assert ("format", "all") in bad and ("format", "ai_full") in bad
@@ -97,7 +102,13 @@ def test_submission_age_is_read_from_the_case_and_a_planted_age_leak_is_flagged(
     assert submission_age(None, "2024-05-01") is None and submission_age("2024-05-10", UNSET) is None
     rows = {(r.signal, r.group): r for r in audit_suite(sample_suite).rows}
     assert rows[("submission_age", "all")].n_genuine >= 15  # every generated case carries submitted_at
-    recs = [({"class": "pdf_edit" if i % 2 else "genuine", "capture": "pdf"}, bool(i % 2),
-             {"format": "application/pdf", "submission_age": float(40 + i if i % 2 else i % 7)}) for i in range(40)]
+    recs = [
+        (
+            {"class": "pdf_edit" if i % 2 else "genuine", "capture": "pdf"},
+            bool(i % 2),
+            {"format": "application/pdf", "submission_age": float(40 + i if i % 2 else i % 7)},
+        )
+        for i in range(40)
+    ]
     bad = {(r.signal, r.group) for r in audit_records(recs).failures()}
     assert ("submission_age", "pdf_edit") in bad

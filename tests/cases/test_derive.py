@@ -140,8 +140,14 @@ def _manifest(root: Path, cases: list[dict]) -> None:
 
 
 def _case(cid: str, file: str, data: bytes, **extra) -> dict:
-    return {"id": cid, "file": file, "sha256": hashlib.sha256(data).hexdigest(), "media_type": "image/jpeg",
-            "label": {"authenticity": {"verdict": "genuine"}}, **extra}
+    return {
+        "id": cid,
+        "file": file,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "media_type": "image/jpeg",
+        "label": {"authenticity": {"verdict": "genuine"}},
+        **extra,
+    }
 
 
 def _tree(root: Path) -> set[str]:
@@ -159,7 +165,8 @@ def test_two_cases_sharing_a_file_derive_without_error(tmp_path):
     assert (report.copied, report.derived) == (2, 2)
     assert validate_suite(tmp_path / "out")[1] == []
     assert sorted(_tree(tmp_path / "out")) == sorted(
-        ["manifest.jsonl", "r.jpg", "derived", "derived/one--reencode-1.jpg", "derived/two--reencode-1.jpg"])
+        ["manifest.jsonl", "r.jpg", "derived", "derived/one--reencode-1.jpg", "derived/two--reencode-1.jpg"]
+    )
 
 
 def test_derive_writes_nothing_outside_out_through_dotdot_and_symlinked_folders(tmp_path):

@@ -36,8 +36,9 @@ def source(tmp_path_factory) -> Path:
 def forged(source: Path, tmp_path_factory) -> tuple[Path, object, list[tuple[int, int]]]:
     out = tmp_path_factory.mktemp("forged") / "suite"
     ticks: list[tuple[int, int]] = []
-    summary = forge_suite(source, out, seed=3, progress=lambda d, t: ticks.append((d, t)),
-                          ocr_cache=tmp_path_factory.mktemp("ocr"))
+    summary = forge_suite(
+        source, out, seed=3, progress=lambda d, t: ticks.append((d, t)), ocr_cache=tmp_path_factory.mktemp("ocr")
+    )
     return out, summary, ticks
 
 
@@ -170,8 +171,11 @@ def test_controls_are_the_receipt_unchanged(forged, source):
 
 
 def _digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_same_seed_same_bytes(source, forged, tmp_path):

@@ -59,14 +59,17 @@ def test_cells_refuse_a_box_without_ink():
     assert cut_line(gray, (10, 10, 190, 30), "12.50") is None
 
 
-@pytest.mark.parametrize("text,iso,printed_as", [
-    ("25/12/20188:13:39PM", "2018-12-25", "25/12/2018"),  # the OCR ran the time on
-    ("10Mar201818:24", "2018-03-10", "10Mar2018"),
-    ("[Sales]2018-01-0522:55:25", "2018-01-05", "2018-01-05"),
-    ("Date:02/02/1719:46", "2017-02-02", "02/02/17"),
-    ("Oct3,2016", "2016-10-03", "Oct3,2016"),
-    ("06/03/2018", "2018-03-06", "06/03/2018"),
-])
+@pytest.mark.parametrize(
+    "text,iso,printed_as",
+    [
+        ("25/12/20188:13:39PM", "2018-12-25", "25/12/2018"),  # the OCR ran the time on
+        ("10Mar201818:24", "2018-03-10", "10Mar2018"),
+        ("[Sales]2018-01-0522:55:25", "2018-01-05", "2018-01-05"),
+        ("Date:02/02/1719:46", "2017-02-02", "02/02/17"),
+        ("Oct3,2016", "2016-10-03", "Oct3,2016"),
+        ("06/03/2018", "2018-03-06", "06/03/2018"),
+    ],
+)
 def test_dates_are_found_as_labelled(text, iso, printed_as):
     spots = find_dates([OcrLine(text, (0, 0, 100, 20), 0.99)], iso)
     assert [s.spot.text for s in spots] == [printed_as]
@@ -82,8 +85,16 @@ def _line(text: str, y: int, x: int = 20) -> OcrLine:
 
 
 def test_total_is_found_on_total_rows_only_and_items_that_add_up():
-    lines = [_line("Bread", 100), _line("9.00", 100, 300), _line("TOTAL", 140), _line("9.00", 140, 300),
-             _line("CASH", 170), _line("10.00", 170, 300), _line("CHANGE", 200), _line("1.00", 200, 300)]
+    lines = [
+        _line("Bread", 100),
+        _line("9.00", 100, 300),
+        _line("TOTAL", 140),
+        _line("9.00", 140, 300),
+        _line("CASH", 170),
+        _line("10.00", 170, 300),
+        _line("CHANGE", 200),
+        _line("1.00", 200, 300),
+    ]
     f = locate(lines, total=9.0, date=None, merchant=None, image_height=400)
     assert [(a.spot.line, a.spot.text) for a in f.total] == [(3, "9.00")]  # not the item row
     assert [a.value for a in f.items] == [9.0] and f.adds_up
@@ -94,10 +105,16 @@ def test_total_is_found_on_total_rows_only_and_items_that_add_up():
 
 
 def test_a_printing_of_the_total_that_did_not_read_stops_the_edit():
-    """"Total incl. GST 2700" (the point lost): editing only the readable printing would leave
+    """ "Total incl. GST 2700" (the point lost): editing only the readable printing would leave
     the image showing the old total beside the new one, so nothing is edited."""
-    lines = [_line("Bread", 100), _line("27.00", 100, 300), _line("TotalInclGST", 140), _line("2700", 140, 300),
-             _line("TotalPayable", 170), _line("27.00", 170, 300)]
+    lines = [
+        _line("Bread", 100),
+        _line("27.00", 100, 300),
+        _line("TotalInclGST", 140),
+        _line("2700", 140, 300),
+        _line("TotalPayable", 170),
+        _line("27.00", 170, 300),
+    ]
     f = locate(lines, total=27.0, date=None, merchant=None, image_height=400)
     assert f.total == [] and "could not be read" in f.why["total"]
     lines = [_line("Date:05/03/2018", 50), _line("Printed 5-3-2O18", 300)]
@@ -138,8 +155,14 @@ def test_a_photo_edited_after_it_was_taken_keeps_the_old_thumbnail():
 
 
 def _label(**kw) -> ReceiptLabel:
-    return ReceiptLabel(authenticity=Authenticity(verdict="genuine"), total=12.5, date="2018-03-05",
-                        merchant="CORNER BAKERY", currency="MYR", **kw)
+    return ReceiptLabel(
+        authenticity=Authenticity(verdict="genuine"),
+        total=12.5,
+        date="2018-03-05",
+        merchant="CORNER BAKERY",
+        currency="MYR",
+        **kw,
+    )
 
 
 def _out(changes, edited=(), before=None) -> Output:
@@ -148,8 +171,11 @@ def _out(changes, edited=(), before=None) -> Output:
 
 def test_labels_state_what_the_edit_did_to_the_arithmetic():
     items = [LineItem("Bread", 4.5), LineItem("Milk", 8.0)]
-    lab = forged_label(_label(line_items=items), "item_consistent",
-                       _out({"line_item": (4.5, 6.0), "total": 14.0, "subtotal_from": 12.5}, ("total",), True))
+    lab = forged_label(
+        _label(line_items=items),
+        "item_consistent",
+        _out({"line_item": (4.5, 6.0), "total": 14.0, "subtotal_from": 12.5}, ("total",), True),
+    )
     assert lab.is_fake and lab.authenticity.fake_class == "hand_edit" and lab.adds_up is True
     assert lab.total == 14.0 and [i.total for i in lab.line_items] == [6.0, 8.0]
     lab = forged_label(_label(line_items=items), "item_break", _out({"line_item": (8.0, 9.5)}, (), True))
@@ -170,8 +196,9 @@ def test_item_and_total_changed_together_still_add_up(ocr):
     lines = reader.read(image, "x")
     found = locate(lines, total=v["total"], date=v["date"], merchant=v["merchant"], image_height=image.height)
     assert found.adds_up and found.change is not None
-    made = ed.edit_item(ed.Receipt(image, lines, found, reader), v["total"], np.random.default_rng(2),
-                        consistent=True, label_items=None)
+    made = ed.edit_item(
+        ed.Receipt(image, lines, found, reader), v["total"], np.random.default_rng(2), consistent=True, label_items=None
+    )
     buf = io.BytesIO()
     Image.fromarray(np.clip(made.pixels, 0, 255).astype(np.uint8)).save(buf, "PNG")
     amounts = []

@@ -31,11 +31,21 @@ def cases_of(out: Path) -> tuple[dict, dict[str, dict]]:
 
 GT_LIST = {
     "menu": [
-        {"nm": "ICED LATTE", "cnt": "2 x", "unitprice": "@25,000", "price": "50,000",
-         "sub": {"nm": "+ Extra shot", "price": "5.000"}},
+        {
+            "nm": "ICED LATTE",
+            "cnt": "2 x",
+            "unitprice": "@25,000",
+            "price": "50,000",
+            "sub": {"nm": "+ Extra shot", "price": "5.000"},
+        },
         {"nm": "CROISSANT", "cnt": "1", "price": "18.000", "sub": [{"nm": "warm"}]},
     ],
-    "sub_total": {"subtotal_price": "73,000", "tax_price": "7,300", "service_price": "3,650", "discount_price": "-5,000"},
+    "sub_total": {
+        "subtotal_price": "73,000",
+        "tax_price": "7,300",
+        "service_price": "3,650",
+        "discount_price": "-5,000",
+    },
     "total": {"total_price": "78,950", "cashprice": "100,000", "changeprice": "21,050"},
 }
 GT_SINGLE = {"menu": {"nm": "NASI GORENG", "cnt": "x1", "price": "Rp 35.000"}, "total": {"total_price": "35.000"}}
@@ -53,16 +63,24 @@ def hf_folder(root: Path, annotations: dict[str, object], images: list[str] | No
 
 
 def test_json_image_folder_maps_menu_and_totals(tmp_path):
-    src = hf_folder(tmp_path / "cord", {
-        "receipt_00000": {"gt_parse": GT_LIST, "meta": {"version": "2.0.0"}},
-        "receipt_00001": {"ground_truth": json.dumps({"gt_parse": GT_SINGLE})},
-    })
+    src = hf_folder(
+        tmp_path / "cord",
+        {
+            "receipt_00000": {"gt_parse": GT_LIST, "meta": {"version": "2.0.0"}},
+            "receipt_00001": {"ground_truth": json.dumps({"gt_parse": GT_SINGLE})},
+        },
+    )
     out = tmp_path / "suite"
     report = import_suite("cord", src, out)
     assert report.imported == 2 and report.warnings == []
     header, cases = cases_of(out)
-    assert header["meta"]["options"] == {"tags": {}, "skip_bad": False, "currency": "IDR",
-                                         "currency_source": "assumed from the data set's scope", "layout": "json+image"}
+    assert header["meta"]["options"] == {
+        "tags": {},
+        "skip_bad": False,
+        "currency": "IDR",
+        "currency_source": "assumed from the data set's scope",
+        "layout": "json+image",
+    }
     a = cases["receipt_00000"]
     assert a["media_type"] == "image/png" and a["file"] == "files/receipt_00000.png"
     assert a["sha256"] == hashlib.sha256((src / "image" / "receipt_00000.png").read_bytes()).hexdigest()
@@ -93,7 +111,10 @@ def test_published_jsonl_with_ground_truth_strings(tmp_path):
     (split / "receipt_00001.png").write_bytes(png(2))
     lines = [
         {"file_name": "receipt_00000.png", "ground_truth": json.dumps({"gt_parse": GT_SINGLE})},
-        {"file_name": "receipt_00001.png", "ground_truth": json.dumps({"gt_parse": {"total": {"total_price": "12,5x"}}})},
+        {
+            "file_name": "receipt_00001.png",
+            "ground_truth": json.dumps({"gt_parse": {"total": {"total_price": "12,5x"}}}),
+        },
         {"file_name": "../escape.png", "ground_truth": "{}"},
     ]
     (split / "metadata.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
@@ -104,7 +125,9 @@ def test_published_jsonl_with_ground_truth_strings(tmp_path):
         "metadata.jsonl:3: receipt ../escape.png: file_name ../escape.png is outside " + str(split),
     ]
     assert not (tmp_path / "out").exists()
-    report = import_suite("cord", split / "metadata.jsonl", tmp_path / "out", ImportOptions(skip_bad=True, currency="usd"))
+    report = import_suite(
+        "cord", split / "metadata.jsonl", tmp_path / "out", ImportOptions(skip_bad=True, currency="usd")
+    )
     assert report.imported == 1
     header, cases = cases_of(tmp_path / "out")
     assert header["meta"]["options"]["layout"] == "jsonl"
@@ -132,8 +155,12 @@ def test_ambiguous_structure_leaves_the_field_out_with_a_warning(tmp_path, capsy
 def test_missing_pairs_and_v1_annotations_are_bad_rows(tmp_path):
     src = hf_folder(
         tmp_path / "cord",
-        {"a": {"gt_parse": GT_SINGLE}, "v1": {"valid_line": [], "meta": {}}, "noimg": {"gt_parse": GT_SINGLE},
-         "broken": "{not json"},
+        {
+            "a": {"gt_parse": GT_SINGLE},
+            "v1": {"valid_line": [], "meta": {}},
+            "noimg": {"gt_parse": GT_SINGLE},
+            "broken": "{not json",
+        },
         images=["a", "v1", "lonely", "broken"],
     )
     with pytest.raises(BadRows) as exc:
@@ -157,9 +184,21 @@ def test_split_folders_are_imported_with_split_in_the_id(tmp_path):
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("25,000", 25000.0), ("25.000", 25000.0), ("1,591,600", 1591600.0), ("1.591.600", 1591600.0),
-     ("25000", 25000.0), ("Rp 25.000", 25000.0), ("Rp. 12,500", 12500.0), ("IDR 7.000", 7000.0),
-     ("-5,000", -5000.0), ("(5.000)", -5000.0), ("25.000,00", 25000.0), ("25,000.00", 25000.0), ("9.5", 9.5)],
+    [
+        ("25,000", 25000.0),
+        ("25.000", 25000.0),
+        ("1,591,600", 1591600.0),
+        ("1.591.600", 1591600.0),
+        ("25000", 25000.0),
+        ("Rp 25.000", 25000.0),
+        ("Rp. 12,500", 12500.0),
+        ("IDR 7.000", 7000.0),
+        ("-5,000", -5000.0),
+        ("(5.000)", -5000.0),
+        ("25.000,00", 25000.0),
+        ("25,000.00", 25000.0),
+        ("9.5", 9.5),
+    ],
 )
 def test_idr_amounts(printed, value):
     assert parse_idr_amount(printed) == value
@@ -171,6 +210,9 @@ def test_ambiguous_idr_amounts_are_rejected(printed):
         parse_idr_amount(printed)
 
 
-@pytest.mark.parametrize(("cnt", "qty"), [("2", 2.0), ("2 x", 2.0), ("x2", 2.0), ("2X", 2.0), ("1.00", 1.0), ("3 pcs", 3.0), ("0,5", 0.5), ("two", None)])
+@pytest.mark.parametrize(
+    ("cnt", "qty"),
+    [("2", 2.0), ("2 x", 2.0), ("x2", 2.0), ("2X", 2.0), ("1.00", 1.0), ("3 pcs", 3.0), ("0,5", 0.5), ("two", None)],
+)
 def test_quantities(cnt, qty):
     assert parse_quantity(cnt) == qty

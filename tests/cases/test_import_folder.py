@@ -66,15 +66,57 @@ def no_partial_left(parent: Path) -> bool:
 
 def test_full_row_is_imported_field_by_field(tmp_path):
     jpg, png = image_bytes("JPEG"), image_bytes("PNG", 120)
-    items = json.dumps([{"description": "Flat white", "total": 3.5, "quantity": 1},
-                        {"description": "Croissant", "total": 2.4}])
-    labels = "\n".join([
-        COLS,
-        csv_line("0042.jpg", "  Café  Nord ", "2024-03-05", "5.90", "1.18", "7.08", "eur", "A-17",
-                 items, "yes", "", "", "", "intact", "", "", "", "capture=scan;country=de"),
-        csv_line("scan/0043 copy.png", "null", "", "", "", "1,234.50", "", "", "[]", "false", "fake",
-                 "hand_edit", "total; date", "stripped", "", "", "0042.jpg", ""),
-    ]) + "\n"
+    items = json.dumps(
+        [{"description": "Flat white", "total": 3.5, "quantity": 1}, {"description": "Croissant", "total": 2.4}]
+    )
+    labels = (
+        "\n".join(
+            [
+                COLS,
+                csv_line(
+                    "0042.jpg",
+                    "  Café  Nord ",
+                    "2024-03-05",
+                    "5.90",
+                    "1.18",
+                    "7.08",
+                    "eur",
+                    "A-17",
+                    items,
+                    "yes",
+                    "",
+                    "",
+                    "",
+                    "intact",
+                    "",
+                    "",
+                    "",
+                    "capture=scan;country=de",
+                ),
+                csv_line(
+                    "scan/0043 copy.png",
+                    "null",
+                    "",
+                    "",
+                    "",
+                    "1,234.50",
+                    "",
+                    "",
+                    "[]",
+                    "false",
+                    "fake",
+                    "hand_edit",
+                    "total; date",
+                    "stripped",
+                    "",
+                    "",
+                    "0042.jpg",
+                    "",
+                ),
+            ]
+        )
+        + "\n"
+    )
     src = make_folder(tmp_path / "src", {"0042.jpg": jpg, "scan/0043 copy.png": png}, labels)
     before = {p: p.read_bytes() for p in src.rglob("*") if p.is_file()}
     out = tmp_path / "suite"
@@ -129,13 +171,26 @@ def test_full_row_is_imported_field_by_field(tmp_path):
 
 def test_jsonl_labels_null_absent_and_empty(tmp_path):
     rows = [
-        {"file": "a.jpg", "merchant": None, "total": 12, "date": "", "currency": "USD",
-         "line_items": [{"description": "x", "total": 12}], "tags": {"capture": "photo"},
-         "edited_fields": ["total"], "authenticity": "fake", "fake_class": "ai_inpaint"},
+        {
+            "file": "a.jpg",
+            "merchant": None,
+            "total": 12,
+            "date": "",
+            "currency": "USD",
+            "line_items": [{"description": "x", "total": 12}],
+            "tags": {"capture": "photo"},
+            "edited_fields": ["total"],
+            "authenticity": "fake",
+            "fake_class": "ai_inpaint",
+        },
         {"file": "b.jpg", "total": "3.10", "receipt_number": 7},
     ]
-    src = make_folder(tmp_path / "src", {"a.jpg": image_bytes(), "b.jpg": image_bytes(shade=90)},
-                      "\n".join(json.dumps(r) for r in rows) + "\n", name="labels.jsonl")
+    src = make_folder(
+        tmp_path / "src",
+        {"a.jpg": image_bytes(), "b.jpg": image_bytes(shade=90)},
+        "\n".join(json.dumps(r) for r in rows) + "\n",
+        name="labels.jsonl",
+    )
     out = tmp_path / "out"
     import_suite("folder", src, out)
     cases = cases_by_id(out)
@@ -149,12 +204,17 @@ def test_jsonl_labels_null_absent_and_empty(tmp_path):
 
 
 def test_bad_rows_stop_the_import_and_write_nothing(tmp_path):
-    labels = "\n".join([
-        "file,total,date",
-        "a.jpg,12.30,2024-01-02",
-        'b.jpg,"12,3x",2024-01-02',
-        "c.jpg,1.00,02/01/2024",
-    ]) + "\n"
+    labels = (
+        "\n".join(
+            [
+                "file,total,date",
+                "a.jpg,12.30,2024-01-02",
+                'b.jpg,"12,3x",2024-01-02',
+                "c.jpg,1.00,02/01/2024",
+            ]
+        )
+        + "\n"
+    )
     src = make_folder(tmp_path / "src", {f"{n}.jpg": image_bytes(shade=50 + i) for i, n in enumerate("abc")}, labels)
     out = tmp_path / "out"
     with pytest.raises(BadRows) as exc:
@@ -192,15 +252,20 @@ def test_cli_prints_one_line_per_bad_row_and_exits_2(tmp_path, capsys):
 
 def test_path_tricks_in_labels_are_bad_rows(tmp_path):
     (tmp_path / "outside.jpg").write_bytes(image_bytes())
-    labels = "\n".join([
-        "file,total,duplicate_of",
-        "a.jpg,1,",
-        "../outside.jpg,1,",
-        "/etc/hostname,1,",
-        "sub/../a.jpg,1,",
-        "b.jpg,1,../outside.jpg",
-        "sub\\c.jpg,1,",
-    ]) + "\n"
+    labels = (
+        "\n".join(
+            [
+                "file,total,duplicate_of",
+                "a.jpg,1,",
+                "../outside.jpg,1,",
+                "/etc/hostname,1,",
+                "sub/../a.jpg,1,",
+                "b.jpg,1,../outside.jpg",
+                "sub\\c.jpg,1,",
+            ]
+        )
+        + "\n"
+    )
     src = make_folder(tmp_path / "src", {"a.jpg": image_bytes(), "b.jpg": image_bytes(shade=3)}, labels)
     with pytest.raises(BadRows) as exc:
         import_suite("folder", src, tmp_path / "out")
@@ -259,9 +324,16 @@ def test_media_type_comes_from_magic_bytes(tmp_path):
 
 
 def test_files_without_a_row_are_bad_rows(tmp_path):
-    src = make_folder(tmp_path / "src", {"a.jpg": image_bytes(), "extra/b.png": image_bytes("PNG"),
-                                         "notes.txt": b"not a receipt", ".hidden.jpg": image_bytes()},
-                      "file,total\na.jpg,1\n")
+    src = make_folder(
+        tmp_path / "src",
+        {
+            "a.jpg": image_bytes(),
+            "extra/b.png": image_bytes("PNG"),
+            "notes.txt": b"not a receipt",
+            ".hidden.jpg": image_bytes(),
+        },
+        "file,total\na.jpg,1\n",
+    )
     with pytest.raises(BadRows) as exc:
         import_suite("folder", src, tmp_path / "out")
     assert exc.value.problems == [
@@ -270,16 +342,21 @@ def test_files_without_a_row_are_bad_rows(tmp_path):
 
 
 def test_duplicate_of_and_after_become_lineage_and_ids(tmp_path):
-    labels = "\n".join([
-        "file,total,duplicate_of,transform,after",
-        "orig.jpg,5,,,",
-        "copy.jpg,5,orig.jpg,crop,",
-        "recopy.jpg,5,./orig.jpg,,",
-        "lookalike.jpg,6,,,orig.jpg",
-        "orphan.jpg,7,gone.jpg,,",
-        "selfish.jpg,7,selfish.jpg,,",
-        "plain.jpg,7,,reshoot,",
-    ]) + "\n"
+    labels = (
+        "\n".join(
+            [
+                "file,total,duplicate_of,transform,after",
+                "orig.jpg,5,,,",
+                "copy.jpg,5,orig.jpg,crop,",
+                "recopy.jpg,5,./orig.jpg,,",
+                "lookalike.jpg,6,,,orig.jpg",
+                "orphan.jpg,7,gone.jpg,,",
+                "selfish.jpg,7,selfish.jpg,,",
+                "plain.jpg,7,,reshoot,",
+            ]
+        )
+        + "\n"
+    )
     names = ["orig", "copy", "recopy", "lookalike", "orphan", "selfish", "plain"]
     src = make_folder(tmp_path / "src", {f"{n}.jpg": image_bytes(shade=20 * i) for i, n in enumerate(names)}, labels)
     with pytest.raises(BadRows) as exc:
@@ -326,7 +403,11 @@ def test_cycles_are_bad_rows(tmp_path):
     ("column", "cell", "problem"),
     [
         ("line_items", "null", "line_items cannot be null; use [] for a receipt without items"),
-        ("line_items", '[{"description": "x"}]', "line_items is not a JSON list of items: Object missing required field total - at $[0]"),
+        (
+            "line_items",
+            '[{"description": "x"}]',
+            "line_items is not a JSON list of items: Object missing required field total - at $[0]",
+        ),
         ("adds_up", "maybe", 'adds_up "maybe" is not true or false'),
         ("authenticity", "real", 'authenticity "real" is not one of genuine, fake'),
         ("fake_class", "ai_full", "fake_class/edited_fields given but authenticity is genuine"),
@@ -348,10 +429,13 @@ def test_each_bad_value_names_column_and_value(tmp_path, column, cell, problem):
     src = make_folder(tmp_path / "src", {"a.jpg": image_bytes(), "b.jpg": image_bytes(shade=9)}, labels)
     with pytest.raises(BadRows) as exc:
         import_suite("folder", src, tmp_path / "out")
-    expected = problem or {
-        "edited_fields": 'edited_fields "colour" is not one of merchant, date, subtotal, tax_total, total, currency, receipt_number',
-        "transform": 'transform "rotate" is not one of reencode, crop, reshoot',
-    }[column]
+    expected = (
+        problem
+        or {
+            "edited_fields": 'edited_fields "colour" is not one of merchant, date, subtotal, tax_total, total, currency, receipt_number',
+            "transform": 'transform "rotate" is not one of reencode, crop, reshoot',
+        }[column]
+    )
     assert exc.value.problems == [f"labels.csv:3: receipt b.jpg: {expected}"]
 
 
@@ -379,14 +463,31 @@ def test_cli_tags_apply_to_every_case_and_row_tags_win(tmp_path, capsys):
     labels = "file,total,tags\na.jpg,1,source=shoebox\nb.jpg,2,\n"
     src = make_folder(tmp_path / "src", {"a.jpg": image_bytes(), "b.jpg": image_bytes(shade=1)}, labels)
     out = tmp_path / "out"
-    code = main(["cases", "import", "--format", "folder", str(src), "--out", str(out),
-                 "--tag", "source=team", "--tag", "capture=photo", "--name", "mine/2024"])
+    code = main(
+        [
+            "cases",
+            "import",
+            "--format",
+            "folder",
+            str(src),
+            "--out",
+            str(out),
+            "--tag",
+            "source=team",
+            "--tag",
+            "capture=photo",
+            "--name",
+            "mine/2024",
+        ]
+    )
     assert code == 0
     cases = cases_by_id(out)
     assert cases["a"]["tags"] == {"source": "shoebox", "capture": "photo"}
     assert cases["b"]["tags"] == {"source": "team", "capture": "photo"}
     assert manifest_lines(out)[0]["name"] == "mine/2024"
-    assert main(["cases", "import", "--format", "folder", str(src), "--out", str(tmp_path / "o2"), "--tag", "oops"]) == 2
+    assert (
+        main(["cases", "import", "--format", "folder", str(src), "--out", str(tmp_path / "o2"), "--tag", "oops"]) == 2
+    )
     assert 'rabench: --tag "oops" is not dimension=value' in capsys.readouterr().err
 
 

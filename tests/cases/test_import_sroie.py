@@ -40,8 +40,14 @@ def key(**fields) -> bytes:
     return json.dumps(fields, indent=4).encode()
 
 
-def split_layout(root: Path, keys: dict[str, bytes], images: list[str] | None = None,
-                 key_dir: str = "entities", suffix: str = ".txt", box_suffix: str = ".txt") -> Path:
+def split_layout(
+    root: Path,
+    keys: dict[str, bytes],
+    images: list[str] | None = None,
+    key_dir: str = "entities",
+    suffix: str = ".txt",
+    box_suffix: str = ".txt",
+) -> Path:
     """``img/`` + ``KEY_DIR/*SUFFIX`` + ``box/`` (Kaggle: entities/ .txt; GitHub: key/ .json, box/ .csv)."""
     (root / "img").mkdir(parents=True)
     (root / key_dir).mkdir()
@@ -56,11 +62,17 @@ def split_layout(root: Path, keys: dict[str, bytes], images: list[str] | None = 
 
 def test_key_files_map_to_labels_field_by_field(tmp_path):
     keys = {
-        "X51005200931": key(company="  BOOK TA .K (TAMAN DAYA) SDN BHD ", date="25/12/2018",
-                            address="NO.53 55,57 & 59, JALAN SAGU 18,", total="9.00"),
+        "X51005200931": key(
+            company="  BOOK TA .K (TAMAN DAYA) SDN BHD ",
+            date="25/12/2018",
+            address="NO.53 55,57 & 59, JALAN SAGU 18,",
+            total="9.00",
+        ),
         "X51005230605": key(company="GARDENIA BAKERIES (KL) SDN BHD", date="25-12-18", total="RM 1,234.50"),
         # latin-1 byte (0xA9) and trailing whitespace/newlines after the object
-        "X51005337877": '{\n "company": "CAF\xc9 \xa9 SDN BHD",\n "date": "25 DEC 2018",\n "total": "RM9"\n}\n\n   '.encode("latin-1"),
+        "X51005337877": '{\n "company": "CAF\xc9 \xa9 SDN BHD",\n "date": "25 DEC 2018",\n "total": "RM9"\n}\n\n   '.encode(
+            "latin-1"
+        ),
         "X51006008197": key(company="SYARIKAT PERNIAGAAN", date="", total="  "),
     }
     src = split_layout(tmp_path / "SROIE2019" / "train", keys)
@@ -128,8 +140,13 @@ def test_every_layout_imports_the_same_label(tmp_path, layout, src_sub, keys_met
         (src / "X1.csv").write_text(BOX)
     else:
         kdir, suffix = layout.split("-")
-        src = split_layout(tmp_path / "ds", {"X1": raw}, key_dir=kdir, suffix=f".{suffix}",
-                           box_suffix=".csv" if suffix == "json" else ".txt")
+        src = split_layout(
+            tmp_path / "ds",
+            {"X1": raw},
+            key_dir=kdir,
+            suffix=f".{suffix}",
+            box_suffix=".csv" if suffix == "json" else ".txt",
+        )
     out = tmp_path / "out"
     report = import_suite("sroie", src / src_sub if src_sub else src, out)
     assert report.imported == 1 and report.warnings == []
@@ -141,8 +158,16 @@ def test_every_layout_imports_the_same_label(tmp_path, layout, src_sub, keys_met
 
 def test_txt_and_json_key_for_one_receipt(tmp_path):
     same = key(company="A", date="25/12/2018", total="9.00")
-    src = split_layout(tmp_path / "ds", {"SAME": same, "DIFF": key(company="B", date="25/12/2018", total="9.00"),
-                                          "BOXTXT": key(company="C", total="3.00")}, key_dir="key", suffix=".json")
+    src = split_layout(
+        tmp_path / "ds",
+        {
+            "SAME": same,
+            "DIFF": key(company="B", date="25/12/2018", total="9.00"),
+            "BOXTXT": key(company="C", total="3.00"),
+        },
+        key_dir="key",
+        suffix=".json",
+    )
     # Same values in both files (whitespace aside): imported from X.json.
     (src / "key" / "SAME.txt").write_bytes(key(company=" A ", date="25/12/2018", total="9.00"))
     # Different values: never a guess at which file is right.
@@ -179,7 +204,9 @@ def test_box_files_are_told_apart_from_key_files(tmp_path):
     # a key/ folder holding box CSVs only
     (nokeys / "key").mkdir()
     (nokeys / "key" / "001.csv").write_text(BOX)
-    with pytest.raises(UserError, match=r"key: no key files \(\*\.json or \*\.txt\); its 1 \.csv file\(s\) are task-1 box lines"):
+    with pytest.raises(
+        UserError, match=r"key: no key files \(\*\.json or \*\.txt\); its 1 \.csv file\(s\) are task-1 box lines"
+    ):
         import_suite("sroie", nokeys, tmp_path / "o3")
     # one box file among real keys: a bad row for that receipt only
     mixed = split_layout(tmp_path / "mixed", {"A": key(company="A"), "B": BOX.encode()})
@@ -221,7 +248,8 @@ def test_bad_keys_are_bad_rows_and_skip_bad_lists_them(tmp_path, capsys):
     err = cap.err.strip().splitlines()
     assert err[0] == "warning: img: ignored 1 file(s) that are neither receipt images nor key files: notes.md"
     assert err[1:] == [f"skipped: {line}" for line in expected] + [
-        "skipped 6 bad row(s), each listed above with its reason"]
+        "skipped 6 bad row(s), each listed above with its reason"
+    ]
     assert f"{out}: imported 1 receipts (sroie); skipped 6 bad row(s)" in cap.out
     assert list(cases_of(out)[1]) == ["good"]
 
@@ -241,13 +269,20 @@ def test_ambiguous_dates_are_left_out_and_counted(tmp_path, capsys):
     assert main(["cases", "import", "--format", "sroie", str(src), "--out", str(out), "--skip-bad"]) == 0
     cap = capsys.readouterr()
     assert cap.out.strip().splitlines()[-1] == (
-        "3 dates left unlabelled: day/month order ambiguous (case ids in the header's meta.left_out)")
+        "3 dates left unlabelled: day/month order ambiguous (case ids in the header's meta.left_out)"
+    )
     header, cases = cases_of(out)
     assert header["meta"]["left_out"] == {"date": {"day/month order ambiguous": ["a", "c", "f"]}}
     dates = {cid: c["label"].get("date") for cid, c in cases.items()}
     assert dates == {"a": None, "b": "2017-12-28", "c": None, "d": "2018-03-25", "e": "2018-05-05", "f": None}
     assert {cid: c["label"]["total"] for cid, c in cases.items()} == {
-        "a": 6.6, "b": 9.0, "c": 1007.5, "d": 9.0, "e": 5.0, "f": 5.0}
+        "a": 6.6,
+        "b": 9.0,
+        "c": 1007.5,
+        "d": 9.0,
+        "e": 5.0,
+        "f": 5.0,
+    }
     assert all(c["label"]["currency"] == "MYR" for c in cases.values())  # "$" is the till's sign for ringgit
     assert all(c["label"]["merchant"] for c in cases.values())  # the rest of the label stays
     assert main(["cases", "validate", str(out)]) == 0
@@ -259,9 +294,14 @@ def test_currency_override_and_no_currency(tmp_path, capsys):
     header, cases = cases_of(tmp_path / "sgd")
     assert cases["x1"]["label"]["currency"] == "SGD" and cases["x1"]["label"]["total"] == 1.0
     assert header["meta"]["options"]["currency_source"] == "--currency"
-    assert main(["cases", "import", "--format", "sroie", str(src), "--out", str(tmp_path / "none"), "--no-currency"]) == 0
+    assert (
+        main(["cases", "import", "--format", "sroie", str(src), "--out", str(tmp_path / "none"), "--no-currency"]) == 0
+    )
     assert "currency" not in cases_of(tmp_path / "none")[1]["x1"]["label"]
-    assert main(["cases", "import", "--format", "sroie", str(src), "--out", str(tmp_path / "bad"), "--currency", "RM"]) == 2
+    assert (
+        main(["cases", "import", "--format", "sroie", str(src), "--out", str(tmp_path / "bad"), "--currency", "RM"])
+        == 2
+    )
     assert "--currency" in capsys.readouterr().err and not (tmp_path / "bad").exists()
 
 
@@ -269,23 +309,44 @@ def test_currency_override_and_no_currency(tmp_path, capsys):
     ("printed", "iso"),
     [
         ("12/28/2017", "2017-12-28"),  # month first, forced by 28
-        ("25/12/2018", "2018-12-25"), ("25-12-2018", "2018-12-25"), ("25.12.2018", "2018-12-25"),
-        ("25 12 2018", "2018-12-25"), ("13/1/2018", "2018-01-13"), ("05/05/2018", "2018-05-05"),
-        ("15/01/19", "2019-01-15"), ("18-11-18", "2018-11-18"), ("1/13/19", "2019-01-13"),
+        ("25/12/2018", "2018-12-25"),
+        ("25-12-2018", "2018-12-25"),
+        ("25.12.2018", "2018-12-25"),
+        ("25 12 2018", "2018-12-25"),
+        ("13/1/2018", "2018-01-13"),
+        ("05/05/2018", "2018-05-05"),
+        ("15/01/19", "2019-01-15"),
+        ("18-11-18", "2018-11-18"),
+        ("1/13/19", "2019-01-13"),
         ("20180304", "2018-03-04"),  # YYYYMMDD: DDMMYYYY and MMDDYYYY readings are no dates
         ("25032018", "2018-03-25"),  # DDMMYYYY: YYYYMMDD (month 20) and MMDDYYYY (month 25) are not
         ("12282017", "2017-12-28"),  # MMDDYYYY
         ("20111230", "2011-12-30"),  # DDMMYYYY would be the year 1230
-        ("2018-12-25", "2018-12-25"), ("2018/02/22", "2018-02-22"), ("2018.3.4", "2018-03-04"),
-        ("25 DEC 2018", "2018-12-25"), ("25-Dec-18", "2018-12-25"), ("25DEC2018", "2018-12-25"),
-        ("15/APR/2017", "2017-04-15"), ("05-AUG-2017", "2017-08-05"), ("30 DEC 17", "2017-12-30"),
-        ("Dec 25, 2018", "2018-12-25"), ("OCT 3, 2016", "2016-10-03"), ("2018-Dec-25", "2018-12-25"),
-        ("01 MAC 2018", "2018-03-01"), ("3 OGOS 2017", "2017-08-03"),
-        (" 25/12/2018 ", "2018-12-25"), ("(25/12/2018)", "2018-12-25"), ("[25.12.2018]", "2018-12-25"),
-        ("25/12/2018 10:30", "2018-12-25"), ("25/12/2018 10:30:45 PM", "2018-12-25"),
-        ("25/12/201810:30", "2018-12-25"), ("25/12/18 9:05AM", "2018-12-25"),
-        ("2018-12-25T14:03:00", "2018-12-25"), ("10:30 25/12/2018", "2018-12-25"),
-        ("25 DEC 2018 13:45", "2018-12-25"), ("(13/03/2018 11:02)", "2018-03-13"),
+        ("2018-12-25", "2018-12-25"),
+        ("2018/02/22", "2018-02-22"),
+        ("2018.3.4", "2018-03-04"),
+        ("25 DEC 2018", "2018-12-25"),
+        ("25-Dec-18", "2018-12-25"),
+        ("25DEC2018", "2018-12-25"),
+        ("15/APR/2017", "2017-04-15"),
+        ("05-AUG-2017", "2017-08-05"),
+        ("30 DEC 17", "2017-12-30"),
+        ("Dec 25, 2018", "2018-12-25"),
+        ("OCT 3, 2016", "2016-10-03"),
+        ("2018-Dec-25", "2018-12-25"),
+        ("01 MAC 2018", "2018-03-01"),
+        ("3 OGOS 2017", "2017-08-03"),
+        (" 25/12/2018 ", "2018-12-25"),
+        ("(25/12/2018)", "2018-12-25"),
+        ("[25.12.2018]", "2018-12-25"),
+        ("25/12/2018 10:30", "2018-12-25"),
+        ("25/12/2018 10:30:45 PM", "2018-12-25"),
+        ("25/12/201810:30", "2018-12-25"),
+        ("25/12/18 9:05AM", "2018-12-25"),
+        ("2018-12-25T14:03:00", "2018-12-25"),
+        ("10:30 25/12/2018", "2018-12-25"),
+        ("25 DEC 2018 13:45", "2018-12-25"),
+        ("(13/03/2018 11:02)", "2018-03-13"),
     ],
 )
 def test_printed_dates(printed, iso):
@@ -320,8 +381,19 @@ def test_a_source_known_to_be_day_first_settles_the_order():
 
 @pytest.mark.parametrize(
     "printed",
-    ["13/13/2018", "31/02/2018", "25/12", "25 XYZ 2018", "25/12-2018", "tomorrow", "251218",
-     "99999999", "25/12/1850", "2018-13-01", "10:30"],
+    [
+        "13/13/2018",
+        "31/02/2018",
+        "25/12",
+        "25 XYZ 2018",
+        "25/12-2018",
+        "tomorrow",
+        "251218",
+        "99999999",
+        "25/12/1850",
+        "2018-13-01",
+        "10:30",
+    ],
 )
 def test_dates_that_fit_no_rule_are_rejected(printed):
     with pytest.raises(ValueProblem) as exc:
@@ -331,8 +403,19 @@ def test_dates_that_fit_no_rule_are_rejected(printed):
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("$6.60", 6.6), ("RM 9.00", 9.0), ("RM9.00", 9.0), ("9.00", 9.0), ("RM9", 9.0), ("1,007.50", 1007.5),
-     ("RM 1,007.50", 1007.5), ("MYR 1,000.10", 1000.1), ("$ 11.20", 11.2), ("(2.50)", -2.5), ("RM -3.00", -3.0)],
+    [
+        ("$6.60", 6.6),
+        ("RM 9.00", 9.0),
+        ("RM9.00", 9.0),
+        ("9.00", 9.0),
+        ("RM9", 9.0),
+        ("1,007.50", 1007.5),
+        ("RM 1,007.50", 1007.5),
+        ("MYR 1,000.10", 1000.1),
+        ("$ 11.20", 11.2),
+        ("(2.50)", -2.5),
+        ("RM -3.00", -3.0),
+    ],
 )
 def test_sroie_totals(printed, value):
     assert parse_plain_amount(printed, prefixes=("RM", "MYR", "$")) == value

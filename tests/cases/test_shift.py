@@ -19,10 +19,20 @@ from rabench.contracts import SuiteHeader
 
 
 def _records(rng: np.random.Generator, n: int, *, bright: float = 230.0) -> list[dict]:
-    return [{"format": "image/jpeg", "byte_size": float(rng.lognormal(12, 0.5)), "pixels": float(rng.lognormal(13.5, 0.3)),
-             "jpeg_quality": float(rng.integers(75, 96)), "luma_mean": float(rng.normal(bright, 12)),
-             "luma_std": float(rng.normal(30, 6)), "saturation_mean": float(abs(rng.normal(0.05, 0.03))),
-             "exif_present": bool(rng.random() < 0.5), "software_tag": bool(rng.random() < 0.3)} for _ in range(n)]
+    return [
+        {
+            "format": "image/jpeg",
+            "byte_size": float(rng.lognormal(12, 0.5)),
+            "pixels": float(rng.lognormal(13.5, 0.3)),
+            "jpeg_quality": float(rng.integers(75, 96)),
+            "luma_mean": float(rng.normal(bright, 12)),
+            "luma_std": float(rng.normal(30, 6)),
+            "saturation_mean": float(abs(rng.normal(0.05, 0.03))),
+            "exif_present": bool(rng.random() < 0.5),
+            "software_tag": bool(rng.random() < 0.3),
+        }
+        for _ in range(n)
+    ]
 
 
 def test_same_distribution_is_near_half_and_a_shifted_one_is_separated():
@@ -38,8 +48,9 @@ def test_same_distribution_is_near_half_and_a_shifted_one_is_separated():
 def test_only_common_formats_are_compared_unless_asked():
     rng = np.random.default_rng(4)
     a = _records(rng, 40)
-    b = _records(rng, 40) + [{"format": "application/pdf", "byte_size": 5e4, "exif_present": False,
-                              "software_tag": True} for _ in range(30)]
+    b = _records(rng, 40) + [
+        {"format": "application/pdf", "byte_size": 5e4, "exif_present": False, "software_tag": True} for _ in range(30)
+    ]
     res = shift(a, b, n_boot=200)
     assert (res.n_a, res.n_b) == (40, 40) and res.dropped == (0, 30)
     assert res.formats["application/pdf"] == (0, 30)
@@ -48,10 +59,25 @@ def test_only_common_formats_are_compared_unless_asked():
 
 
 def test_missing_values_get_an_indicator_not_a_crash():
-    recs = [{"format": "image/png", "byte_size": 1e5, "pixels": 1e6, "luma_mean": 200.0, "exif_present": False,
-             "software_tag": False},
-            {"format": "image/jpeg", "byte_size": 2e5, "pixels": 2e6, "jpeg_quality": 90.0, "luma_mean": 210.0,
-             "exif_present": True, "software_tag": False}]
+    recs = [
+        {
+            "format": "image/png",
+            "byte_size": 1e5,
+            "pixels": 1e6,
+            "luma_mean": 200.0,
+            "exif_present": False,
+            "software_tag": False,
+        },
+        {
+            "format": "image/jpeg",
+            "byte_size": 2e5,
+            "pixels": 2e6,
+            "jpeg_quality": 90.0,
+            "luma_mean": 210.0,
+            "exif_present": True,
+            "software_tag": False,
+        },
+    ]
     x, names = design(recs)
     assert "jpeg_quality:missing" in names and np.isfinite(x).all()
     assert "software_tag=False" not in names  # a constant column carries nothing

@@ -25,8 +25,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _tree(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.slow
@@ -192,6 +195,7 @@ def test_committed_sample_matches_a_fresh_generation(sample_suite):
 
 # --- structures real receipts print (issue 13) ---------------------------------------------------
 
+
 def _docs(n: int, locale: str | None = None):
     from rabench.cases.synth.catalogue import MERCHANTS
     from rabench.cases.synth.document import build_doc
@@ -203,8 +207,11 @@ def _docs(n: int, locale: str | None = None):
 def _printed(doc) -> list[tuple[str, str, str | None]]:
     from rabench.cases.synth.layouts import build_rows
 
-    return [(r.left, r.value if r.kind in ("kv", "table") else "", r.field)
-            for r in build_rows(doc, np.random.default_rng(0)) if r.kind in ("text", "kv", "table")]
+    return [
+        (r.left, r.value if r.kind in ("kv", "table") else "", r.field)
+        for r in build_rows(doc, np.random.default_rng(0))
+        if r.kind in ("text", "kv", "table")
+    ]
 
 
 def test_malaysian_gst_receipts_print_gst_rounding_and_their_label_adds_up():
@@ -229,7 +236,9 @@ def test_malaysian_gst_receipts_print_gst_rounding_and_their_label_adds_up():
             adj = [v for left, v, _ in rows if left.startswith("ROUNDING")]
             assert adj == [money(doc.rounding, doc.loc, symbol=doc.tpl.symbol_all, sym=doc.tpl.symbol)]
             totals = [v for _, v, f in rows if f == "total"]
-            assert totals and all(v.replace("RM", "").replace("$", "").strip() == money(doc.total, doc.loc) for v in totals)
+            assert totals and all(
+                v.replace("RM", "").replace("$", "").strip() == money(doc.total, doc.loc) for v in totals
+            )
     assert rounded >= 10
     assert any(d.tpl.symbol == "$" for d in docs) and any(d.tpl.symbol == "RM" for d in docs)
     assert any(d.inclusive for d in docs) and any(not d.inclusive for d in docs)
@@ -250,7 +259,7 @@ def test_repeated_rows_and_info_lines_are_printed_and_labelled_as_items():
         for it in doc.items:
             if it.qty is None or not float(it.qty).is_integer():
                 continue
-            unit = it.unit / 10 ** doc.loc.currency.decimals
+            unit = it.unit / 10**doc.loc.currency.decimals
             li = next(x for x in label.line_items if x.description == it.desc and x.quantity == it.qty)
             assert li.unit_price == pytest.approx(unit) and li.total == pytest.approx(unit * it.qty, abs=0.006)
             info = [left for left, _, _ in rows if left.startswith("  ")]
@@ -280,7 +289,9 @@ def test_tax_inclusive_wordings_and_summary_tables_keep_the_labelled_tax():
 
         assert tax_values and all(v.endswith(money(doc.tax, doc.loc)) for v in tax_values)
         if doc.inclusive and doc.tpl.tax_style == "total_incl":  # the total's own label says tax is included
-            labels = [r.left for r in rows if r.kind == "kv" and r.left.upper().startswith(("TOTAL", "SUMME", "GESAMT"))]
+            labels = [
+                r.left for r in rows if r.kind == "kv" and r.left.upper().startswith(("TOTAL", "SUMME", "GESAMT"))
+            ]
             assert any(k in x.upper() for x in labels for k in ("INCL", "INKL", "TTC", "IVA", "INCLUSIVE"))
         if doc.tpl.tax_style == "summary":
             assert any(r.kind == "table" for r in rows)
@@ -318,7 +329,7 @@ def test_faded_thermal_print_lowers_the_contrast_unevenly():
     ink = fresh[..., 0] < 100
     darkness = 245 - old[..., 0][ink]
     assert np.median(darkness) < 0.6 * (245 - 30)  # much paler ink
-    bands = [245 - old[y + 2:y + 10, 60:540, 0].mean() for y in range(20, 880, 30)]
+    bands = [245 - old[y + 2 : y + 10, 60:540, 0].mean() for y in range(20, 880, 30)]
     assert max(bands) > 1.3 * min(bands)  # unevenly
     assert (old[..., 0][ink] > 235).mean() > 0.01  # dropouts in the strokes
 

@@ -20,8 +20,15 @@ def _receipt_image() -> Image.Image:
     img = Image.new("RGB", (640, 900), (250, 250, 246))
     d = ImageDraw.Draw(img)
     f = ImageFont.truetype(FONT, 26)
-    lines = ["CORNER MARKET", "2025-03-14 12:31", "Milk 1L        1.29", "Bread          2.49",
-             "SUBTOTAL       3.78", "VAT 7%         0.26", "TOTAL          4.04"]
+    lines = [
+        "CORNER MARKET",
+        "2025-03-14 12:31",
+        "Milk 1L        1.29",
+        "Bread          2.49",
+        "SUBTOTAL       3.78",
+        "VAT 7%         0.26",
+        "TOTAL          4.04",
+    ]
     for i, text in enumerate(lines):
         d.text((40, 60 + i * 90), text, font=f, fill=(20, 20, 20))
     return img
@@ -99,8 +106,9 @@ def test_same_rng_same_bytes_different_rng_different_bytes(receipt):
 
 
 def test_reshoot_writes_new_camera_exif_with_thumbnail_after_the_original(receipt, ocr):
-    old_exif = piexif.dump({"0th": {piexif.ImageIFD.Make: b"OldCam"},
-                            "Exif": {piexif.ExifIFD.DateTimeOriginal: b"2025:03:14 12:40:00"}})
+    old_exif = piexif.dump(
+        {"0th": {piexif.ImageIFD.Make: b"OldCam"}, "Exif": {piexif.ExifIFD.DateTimeOriginal: b"2025:03:14 12:40:00"}}
+    )
     out, mt = apply_transform(_jpeg(receipt, old_exif), "image/jpeg", "reshoot", np.random.default_rng(3))
     exif = piexif.load(out)
     assert exif["0th"][piexif.ImageIFD.Make] != b"OldCam"
@@ -122,8 +130,9 @@ def test_reshoot_honours_an_explicit_capture_time(receipt):
 
 
 def test_reencode_jpeg_sometimes_becomes_png_and_png_becomes_jpeg(receipt):
-    jpeg_kinds = {apply_transform(_jpeg(receipt), "image/jpeg", "reencode", np.random.default_rng(s))[1]
-                  for s in range(12)}
+    jpeg_kinds = {
+        apply_transform(_jpeg(receipt), "image/jpeg", "reencode", np.random.default_rng(s))[1] for s in range(12)
+    }
     assert jpeg_kinds == {"image/jpeg", "image/png"}
     _, mt = apply_transform(_png(receipt), "image/png", "reencode", np.random.default_rng(0))
     assert mt == "image/jpeg"

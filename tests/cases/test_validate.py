@@ -19,7 +19,9 @@ HEADER = {"type": "suite_header", "suite": "receipt", "name": "t"}
 
 def _case(cid, file, data=b"x", **extra):
     c = {
-        "id": cid, "file": file, "sha256": hashlib.sha256(data).hexdigest(),
+        "id": cid,
+        "file": file,
+        "sha256": hashlib.sha256(data).hexdigest(),
         "media_type": "image/jpeg",
         "label": {"suite": "receipt", "authenticity": {"verdict": "genuine"}, "total": 1.0},
     }
@@ -38,8 +40,11 @@ def _write(root: Path, cases, files=None, header=HEADER):
 
 
 def test_valid_suite_streams_cases_and_reads_bytes_lazily(tmp_path):
-    root = _write(tmp_path / "s", [_case("a", "f/a.jpg", b"A"), _case("b", "f/b.jpg", b"B", after=["a"])],
-                  {"f/a.jpg": b"A", "f/b.jpg": b"B"})
+    root = _write(
+        tmp_path / "s",
+        [_case("a", "f/a.jpg", b"A"), _case("b", "f/b.jpg", b"B", after=["a"])],
+        {"f/a.jpg": b"A", "f/b.jpg": b"B"},
+    )
     assert validate_suite(root) == (2, [])
     suite = open_suite(root)
     assert suite.header.suite == "receipt"
@@ -57,19 +62,19 @@ def test_every_problem_is_reported_once_per_line(tmp_path):
     os.symlink(outside, root / "link.jpg")
     cases = [
         _case("ok", "ok.jpg", b"K"),
-        _case("missing", "receipts/0042.jpg"),                    # 3 missing file
-        _case("badhash", "ok.jpg", b"different"),                 # 4 sha256 mismatch
-        _case("ok", "ok.jpg", b"K"),                              # 5 duplicate id
+        _case("missing", "receipts/0042.jpg"),  # 3 missing file
+        _case("badhash", "ok.jpg", b"different"),  # 4 sha256 mismatch
+        _case("ok", "ok.jpg", b"K"),  # 5 duplicate id
         {**_case("types", "ok.jpg", b"K"), "tags": ["class=x"]},  # 6 wrong type
         {**_case("enum", "ok.jpg", b"K"), "media_type": "image/gif"},  # 7 unknown enum
-        _case("dangling", "ok.jpg", b"K", after=["nope"]),        # 8 unknown after
+        _case("dangling", "ok.jpg", b"K", after=["nope"]),  # 8 unknown after
         _case("orphan", "ok.jpg", b"K", lineage={"of": "ghost", "transform": "crop"}),  # 9
-        _case("c1", "ok.jpg", b"K", after=["c2"]),                # 10 cycle
-        _case("c2", "ok.jpg", b"K", after=["c1"]),                # 11
-        _case("escape", "../outside.jpg", b"O"),                  # 12 ../
-        _case("abs", str(outside), b"O"),                         # 13 absolute
-        _case("sym", "link.jpg", b"O"),                           # 14 symlink out
-        "{not json",                                              # 15
+        _case("c1", "ok.jpg", b"K", after=["c2"]),  # 10 cycle
+        _case("c2", "ok.jpg", b"K", after=["c1"]),  # 11
+        _case("escape", "../outside.jpg", b"O"),  # 12 ../
+        _case("abs", str(outside), b"O"),  # 13 absolute
+        _case("sym", "link.jpg", b"O"),  # 14 symlink out
+        "{not json",  # 15
     ]
     _write(root, cases, {"ok.jpg": b"K"})
     count, problems = validate_suite(root)
@@ -87,7 +92,9 @@ def test_every_problem_is_reported_once_per_line(tmp_path):
     ]
     for line in expected:
         assert line in problems, f"missing: {line}\n{text}"
-    assert any(p.startswith("manifest.jsonl:6: Expected `object`".replace("`", "")) and "tags" in p for p in problems), text
+    assert any(
+        p.startswith("manifest.jsonl:6: Expected `object`".replace("`", "")) and "tags" in p for p in problems
+    ), text
     assert any(p.startswith("manifest.jsonl:7:") and "media_type" in p for p in problems), text
     assert any(p.startswith("manifest.jsonl:15:") for p in problems), text
     assert any("dependency cycle" in p and "c1" in p and "c2" in p for p in problems), text
@@ -110,12 +117,15 @@ def test_cli_validate_ok_exits_0(tmp_path, capsys):
     assert "1 cases, valid" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("setup,message", [
-    (lambda p: None, "no such suite folder"),
-    (lambda p: p.mkdir(), "no manifest.jsonl"),
-    (lambda p: (p.mkdir(), (p / "manifest.jsonl").write_text("")), "empty manifest"),
-    (lambda p: (p.mkdir(), (p / "manifest.jsonl").write_text('{"x": 1}\n')), "bad suite header"),
-])
+@pytest.mark.parametrize(
+    "setup,message",
+    [
+        (lambda p: None, "no such suite folder"),
+        (lambda p: p.mkdir(), "no manifest.jsonl"),
+        (lambda p: (p.mkdir(), (p / "manifest.jsonl").write_text("")), "empty manifest"),
+        (lambda p: (p.mkdir(), (p / "manifest.jsonl").write_text('{"x": 1}\n')), "bad suite header"),
+    ],
+)
 def test_open_suite_bad_input_is_one_line(tmp_path, setup, message):
     root = tmp_path / "s"
     setup(root)
@@ -134,8 +144,9 @@ def test_streaming_stops_at_first_bad_line_with_location(tmp_path):
 
 def test_cli_never_prints_a_traceback(tmp_path):
     root = _write(tmp_path / "s", ["garbage"], {})
-    proc = subprocess.run([sys.executable, "-m", "rabench", "cases", "validate", str(root)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rabench", "cases", "validate", str(root)], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "manifest.jsonl:2:" in proc.stderr
@@ -144,10 +155,25 @@ def test_cli_never_prints_a_traceback(tmp_path):
 # --- Case ids (issue 15): a safe alphabet, checked where a Case is decoded ------------------
 
 
-@pytest.mark.parametrize("bad", [
-    "../../../escaped-case", "", "a/b", "a\\b", "a\nb", "tab\there", "bell\x07", ".hidden", "-dash",
-    "caf\u00e9", "e\u0301", "x" * 129, " a", "a ",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../../../escaped-case",
+        "",
+        "a/b",
+        "a\\b",
+        "a\nb",
+        "tab\there",
+        "bell\x07",
+        ".hidden",
+        "-dash",
+        "caf\u00e9",
+        "e\u0301",
+        "x" * 129,
+        " a",
+        "a ",
+    ],
+)
 def test_an_unsafe_case_id_is_a_one_line_problem(tmp_path, bad):
     root = _write(tmp_path / "s", [_case("ok", "a.jpg"), _case(bad, "a.jpg")], {"a.jpg": b"x"})
     count, problems = validate_suite(root)
@@ -165,9 +191,11 @@ def test_ids_that_name_files_safely_are_accepted(tmp_path):
 
 
 def test_references_to_unsafe_ids_are_refused_too(tmp_path):
-    root = _write(tmp_path / "s", [_case("a", "a.jpg", after=["../x"]),
-                                   _case("b", "a.jpg", lineage={"of": "a\nb", "transform": "crop"})],
-                  {"a.jpg": b"x"})
+    root = _write(
+        tmp_path / "s",
+        [_case("a", "a.jpg", after=["../x"]), _case("b", "a.jpg", lineage={"of": "a\nb", "transform": "crop"})],
+        {"a.jpg": b"x"},
+    )
     _, problems = validate_suite(root)
     assert [p.split(":")[1] for p in problems] == ["2", "3"], problems
     assert "after '../x' is not a valid case id" in problems[0]
@@ -178,13 +206,16 @@ def test_ids_equal_ignoring_case_are_duplicates(tmp_path):
     """A1.jpg and a1.jpg are one file on macOS and Windows, and derive names files after ids."""
     root = _write(tmp_path / "s", [_case("Rcpt-1", "a.jpg"), _case("rcpt-1", "a.jpg")], {"a.jpg": b"x"})
     _, problems = validate_suite(root)
-    assert problems == ["manifest.jsonl:3: case rcpt-1: duplicate id: same as Rcpt-1 on line 2 ignoring case "
-                        "(one file on macOS and Windows); rename one"]
+    assert problems == [
+        "manifest.jsonl:3: case rcpt-1: duplicate id: same as Rcpt-1 on line 2 ignoring case "
+        "(one file on macOS and Windows); rename one"
+    ]
 
 
 def test_a_bad_sha256_or_a_control_character_in_a_file_name_is_refused(tmp_path):
-    root = _write(tmp_path / "s", [{**_case("a", "a.jpg"), "sha256": "../../etc"},
-                                   _case("b", "a\nb.jpg")], {"a.jpg": b"x"})
+    root = _write(
+        tmp_path / "s", [{**_case("a", "a.jpg"), "sha256": "../../etc"}, _case("b", "a\nb.jpg")], {"a.jpg": b"x"}
+    )
     _, problems = validate_suite(root)
     assert len(problems) == 2 and all("\n" not in p for p in problems), problems
     assert "sha256 '../../etc' is not 64 hexadecimal digits" in problems[0]
@@ -205,11 +236,13 @@ def test_a_symlink_loop_is_one_problem_line_not_a_traceback(tmp_path, capsys):
     root = _looped_suite(tmp_path / "s")
     count, problems = validate_suite(root)
     assert count == 2
-    assert problems == ["manifest.jsonl:3: case b: file loop1 runs through a symlink loop; "
-                        "replace the link with the file"]
+    assert problems == [
+        "manifest.jsonl:3: case b: file loop1 runs through a symlink loop; replace the link with the file"
+    ]
     with pytest.raises(UserError, match="manifest.jsonl:3: case b: file loop1 runs through a symlink loop"):
         list(open_suite(root))
-    proc = subprocess.run([sys.executable, "-m", "rabench", "cases", "validate", str(root)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rabench", "cases", "validate", str(root)], capture_output=True, text=True
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "case b: file loop1 runs through a symlink loop" in proc.stderr

@@ -25,16 +25,19 @@ def _touch(root: Path, *paths: str) -> Path:
     return root
 
 
-@pytest.mark.parametrize("layout, fmt", [
-    (("img/001.jpg", "key/001.json", "box/001.csv"), "sroie"),  # the GitHub copy of SROIE
-    (("img/001.jpg", "entities/001.txt"), "sroie"),  # the Kaggle layout
-    (("entities/001.txt",), "sroie"),
-    (("json/r1.json", "image/r1.png"), "cord"),
-    (("train/json/r1.json", "train/image/r1.png", "test/json/r2.json"), "cord"),
-    (("metadata.jsonl", "r1.png"), "cord"),
-    (("labels.csv", "a.jpg"), "folder"),
-    (("labels.jsonl", "scans/a.png"), "folder"),
-])
+@pytest.mark.parametrize(
+    "layout, fmt",
+    [
+        (("img/001.jpg", "key/001.json", "box/001.csv"), "sroie"),  # the GitHub copy of SROIE
+        (("img/001.jpg", "entities/001.txt"), "sroie"),  # the Kaggle layout
+        (("entities/001.txt",), "sroie"),
+        (("json/r1.json", "image/r1.png"), "cord"),
+        (("train/json/r1.json", "train/image/r1.png", "test/json/r2.json"), "cord"),
+        (("metadata.jsonl", "r1.png"), "cord"),
+        (("labels.csv", "a.jpg"), "folder"),
+        (("labels.jsonl", "scans/a.png"), "folder"),
+    ],
+)
 def test_format_is_read_from_the_layout(tmp_path, layout, fmt):
     assert detect_format(_touch(tmp_path, *layout)) == fmt
 
@@ -90,8 +93,7 @@ def _real_like_folder(root: Path) -> Path:
 def test_bench_real_end_to_end_imports_forges_runs_and_reports_side_by_side(tmp_path, monkeypatch, capsys):
     src = _real_like_folder(tmp_path / "my receipts")
     monkeypatch.chdir(tmp_path)
-    argv = ["bench", "--suite", str(SAMPLE), "--targets", "null", "--repeat", "1",
-            "--real", str(src), "--run-id", "t1"]
+    argv = ["bench", "--suite", str(SAMPLE), "--targets", "null", "--repeat", "1", "--real", str(src), "--run-id", "t1"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "read as folder" in out and "== real import" in out

@@ -55,7 +55,20 @@ def test_schema_prints_every_contract(capsys):
 
     assert main(["schema"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc["contracts"]) == {"case", "ap_case", "suite_header", "verdict", "outcome", "run", "row", "rows",
-                                     "details", "cases", "track", "targets_config", "price_table"}
+    assert set(doc["contracts"]) == {
+        "case",
+        "ap_case",
+        "suite_header",
+        "verdict",
+        "outcome",
+        "run",
+        "row",
+        "rows",
+        "details",
+        "cases",
+        "track",
+        "targets_config",
+        "price_table",
+    }
     assert "Verdict" in doc["$defs"] and "Reason" in doc["$defs"]
     assert main(["schema", "nope"]) == 2

@@ -22,14 +22,17 @@ def test_the_executor_table_reads_kind_and_address():
     assert parse_targets_config({}).executor.kind == "in-process"
 
 
-@pytest.mark.parametrize(("table", "message"), [
-    ({"kind": "ray"}, "[executor]: kind = 'ray' needs address = 'host:port' (the Ray head)"),
-    ({"kind": "ray", "address": "head"}, "[executor]: address 'head' is not host:port"),
-    ({"kind": "ray", "address": "head:99999"}, "[executor]: address 'head:99999' is not host:port"),
-    ({"kind": "dask"}, "[executor] kind: Invalid enum value 'dask'"),
-    ({"adress": "head:1"}, "[executor] unknown key 'adress' (did you mean address?)"),
-    ({"address": "head:1"}, "[executor]: address applies to kind = 'ray' only"),
-])
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"kind": "ray"}, "[executor]: kind = 'ray' needs address = 'host:port' (the Ray head)"),
+        ({"kind": "ray", "address": "head"}, "[executor]: address 'head' is not host:port"),
+        ({"kind": "ray", "address": "head:99999"}, "[executor]: address 'head:99999' is not host:port"),
+        ({"kind": "dask"}, "[executor] kind: Invalid enum value 'dask'"),
+        ({"adress": "head:1"}, "[executor] unknown key 'adress' (did you mean address?)"),
+        ({"address": "head:1"}, "[executor]: address applies to kind = 'ray' only"),
+    ],
+)
 def test_a_bad_executor_table_is_one_line(table, message):
     with pytest.raises(UserError) as err:
         parse_targets_config({"executor": table}, "t.toml")
@@ -49,11 +52,28 @@ def test_the_command_line_overrides_the_table():
 def test_a_head_nobody_listens_on_is_one_line_and_exit_2(tmp_path):
     port = free_port()
     proc = subprocess.run(
-        [sys.executable, "-m", "rabench", "run", "--suite", str(SAMPLE), "--target", "self",
-         "--out", str(tmp_path / "run"), "--executor", "ray", "--address", f"127.0.0.1:{port}"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "rabench",
+            "run",
+            "--suite",
+            str(SAMPLE),
+            "--target",
+            "self",
+            "--out",
+            str(tmp_path / "run"),
+            "--executor",
+            "ray",
+            "--address",
+            f"127.0.0.1:{port}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        f"rabench: --executor ray: cannot connect to the Ray cluster at 127.0.0.1:{port}: Connection refused"]
+        f"rabench: --executor ray: cannot connect to the Ray cluster at 127.0.0.1:{port}: Connection refused"
+    ]
     assert not (tmp_path / "run").exists()

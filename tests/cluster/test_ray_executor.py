@@ -49,8 +49,12 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _rabench(*args: str, config: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "rabench", "run", "--config", str(config), *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rabench", "run", "--config", str(config), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _config(path: Path, text: str) -> Path:
@@ -71,8 +75,17 @@ def _comparable(o: dict) -> tuple:
 def in_process(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     tmp = tmp_path_factory.mktemp("local")
     config = _config(tmp / "targets.toml", "[self]\nworkers = 2\n")
-    proc = _rabench("--suite", str(suite), "--target", "self", "--out", str(tmp / "run"),
-                    "--cache", str(tmp / "cache"), config=config)
+    proc = _rabench(
+        "--suite",
+        str(suite),
+        "--target",
+        "self",
+        "--out",
+        str(tmp / "run"),
+        "--cache",
+        str(tmp / "cache"),
+        config=config,
+    )
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     return _outcomes(tmp / "run")
@@ -92,15 +105,18 @@ def _busy_actor(cluster: RayCluster) -> int | None:
 
 
 def test_ray_and_redis_give_the_in_process_outcomes_even_when_a_worker_is_killed(
-        cluster, suite, in_process, redis_url, tmp_path):
+    cluster, suite, in_process, redis_url, tmp_path
+):
     """One run through Ray + Redis; one engine worker process is SIGKILLed while it analyses a
     receipt. Same verdicts, statuses and duplicate matches as in-process, one outcome per unit."""
     run = tmp_path / "run"
-    config = _config(tmp_path / "targets.toml",
-                     f'[self]\nduplicate_store = "{redis_url}"\n'
-                     f'[executor]\nkind = "ray"\naddress = "{cluster.address}"\n')
-    proc = _rabench("--suite", str(suite), "--target", "self", "--out", str(run),
-                    "--cache", str(tmp_path / "cache"), config=config)
+    config = _config(
+        tmp_path / "targets.toml",
+        f'[self]\nduplicate_store = "{redis_url}"\n[executor]\nkind = "ray"\naddress = "{cluster.address}"\n',
+    )
+    proc = _rabench(
+        "--suite", str(suite), "--target", "self", "--out", str(run), "--cache", str(tmp_path / "cache"), config=config
+    )
     killed = None
     deadline = time.monotonic() + 240
     while killed is None and proc.poll() is None and time.monotonic() < deadline:
@@ -126,8 +142,18 @@ def test_a_run_on_ray_killed_with_kill_9_resumes_to_the_in_process_outcomes(clus
     finished units into a fresh duplicate store and runs the rest: one outcome per unit, as in-process."""
     run = tmp_path / "run"
     config = _config(tmp_path / "targets.toml", "")
-    args = ("--target", "self", "--out", str(run), "--cache", str(tmp_path / "cache"),
-            "--executor", "ray", "--address", cluster.address)
+    args = (
+        "--target",
+        "self",
+        "--out",
+        str(run),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--executor",
+        "ray",
+        "--address",
+        cluster.address,
+    )
     proc = _rabench("--suite", str(suite), *args, config=config)
     deadline = time.monotonic() + 240
     outcomes = run / "outcomes.jsonl"
@@ -245,12 +271,31 @@ def test_scoring_on_ray_writes_the_same_rows_json(cluster, tmp_path):
     from rabench.score.synthetic import make
 
     run = make(tmp_path / "synthetic", n_targets=2, n_cases=300, reps=2)
-    local = subprocess.run([sys.executable, "-m", "rabench", "score", str(run), "--out", str(tmp_path / "a")],
-                           capture_output=True, text=True, timeout=300)
+    local = subprocess.run(
+        [sys.executable, "-m", "rabench", "score", str(run), "--out", str(tmp_path / "a")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert local.returncode == 0, local.stderr
-    on_ray = subprocess.run([sys.executable, "-m", "rabench", "score", str(run), "--out", str(tmp_path / "b"),
-                             "--executor", "ray", "--address", cluster.address],
-                            capture_output=True, text=True, timeout=300)
+    on_ray = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rabench",
+            "score",
+            str(run),
+            "--out",
+            str(tmp_path / "b"),
+            "--executor",
+            "ray",
+            "--address",
+            cluster.address,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert on_ray.returncode == 0, on_ray.stderr
     rows = (tmp_path / "a" / "rows.json").read_bytes()
     assert b'"interval":"bootstrap"' in rows.replace(b" ", b"")  # bootstraps were computed, not only rates

@@ -31,8 +31,16 @@ def _ok(body, hit):
     return 200, {}, {"risk": 0.1}
 
 
-def _runner(suite: str, out: str, server_url: str, redis_url: str, concurrency: int, rpm: float | None,
-            start: mp.synchronize.Barrier, sent: mp.Queue) -> None:
+def _runner(
+    suite: str,
+    out: str,
+    server_url: str,
+    redis_url: str,
+    concurrency: int,
+    rpm: float | None,
+    start: mp.synchronize.Barrier,
+    sent: mp.Queue,
+) -> None:
     """One runner process: the real run loop, its provider's limits shared through Redis."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
     from runfakes import FAST_RETRY, HttpTarget  # noqa: F811
@@ -40,23 +48,39 @@ def _runner(suite: str, out: str, server_url: str, redis_url: str, concurrency: 
     from rabench.run.session import RunOptions, run
 
     target = HttpTarget(server_url)
-    config = TargetsConfig(providers={"loopback": ProviderTable(concurrency=concurrency, rpm=rpm,
-                                                                shared_limits=redis_url)})
+    config = TargetsConfig(
+        providers={"loopback": ProviderTable(concurrency=concurrency, rpm=rpm, shared_limits=redis_url)}
+    )
     start.wait()
-    summary = run(RunOptions(out=Path(out), suite_dir=suite, config=config, timeout_s=30.0, policy=FAST_RETRY,
-                             cache_root=Path(out).parent / "cache", progress="none"), targets=[target])
+    summary = run(
+        RunOptions(
+            out=Path(out),
+            suite_dir=suite,
+            config=config,
+            timeout_s=30.0,
+            policy=FAST_RETRY,
+            cache_root=Path(out).parent / "cache",
+            progress="none",
+        ),
+        targets=[target],
+    )
     sent.put((summary.max_in_flight, target.sent))
 
 
-def _two_runners(tmp_path: Path, redis_url: str, server: LoopbackServer, n: int, concurrency: int,
-                 rpm: float | None) -> list[float]:
+def _two_runners(
+    tmp_path: Path, redis_url: str, server: LoopbackServer, n: int, concurrency: int, rpm: float | None
+) -> list[float]:
     ctx = mp.get_context("spawn")
     start, sent = ctx.Barrier(2), ctx.Queue()
     procs = []
     for i in range(2):
         suite = make_suite(tmp_path / f"s{i}", n, distinct_files=3)
-        procs.append(ctx.Process(target=_runner, args=(str(suite), str(tmp_path / f"r{i}"), server.url, redis_url,
-                                                       concurrency, rpm, start, sent)))
+        procs.append(
+            ctx.Process(
+                target=_runner,
+                args=(str(suite), str(tmp_path / f"r{i}"), server.url, redis_url, concurrency, rpm, start, sent),
+            )
+        )
     for p in procs:
         p.start()
     stamps: list[float] = []
@@ -151,8 +175,10 @@ def test_the_gate_without_shared_limits_stays_in_process():
 
 def test_shared_limits_come_from_the_provider_table_then_defaults_never_for_self_or_null():
     url, other = "redis://127.0.0.1:6379/0", "redis://127.0.0.1:6380/1"
-    config = TargetsConfig(defaults=Defaults(shared_limits=url),
-                           providers={"openai": ProviderTable(shared_limits=other), "gemini": ProviderTable(shared_limits="")})
+    config = TargetsConfig(
+        defaults=Defaults(shared_limits=url),
+        providers={"openai": ProviderTable(shared_limits=other), "gemini": ProviderTable(shared_limits="")},
+    )
     assert provider_limits(config, "openai").shared == other
     assert provider_limits(config, "anthropic").shared == url
     assert provider_limits(config, "gemini").shared is None  # "" keeps this provider in-process
@@ -162,8 +188,11 @@ def test_shared_limits_come_from_the_provider_table_then_defaults_never_for_self
 @pytest.mark.parametrize("table", ["defaults", "providers.openai"])
 def test_a_bad_shared_limits_url_is_one_line(table):
     with pytest.raises(UserError, match=r"shared_limits 'redis://h:x/0' is not a redis://host:port/db URL"):
-        parse_targets_config({"defaults": {"shared_limits": "redis://h:x/0"}} if table == "defaults"
-                             else {"providers": {"openai": {"shared_limits": "redis://h:x/0"}}})
+        parse_targets_config(
+            {"defaults": {"shared_limits": "redis://h:x/0"}}
+            if table == "defaults"
+            else {"providers": {"openai": {"shared_limits": "redis://h:x/0"}}}
+        )
 
 
 def test_an_unreachable_shared_limits_redis_is_one_clear_error():
@@ -221,8 +250,13 @@ def test_redis_gone_mid_run_makes_the_call_an_error_outcome_not_a_crash(tmp_path
     from rabench.run.execute import call_target
     from rabench.targets.base import CheckRequest
 
-    request = CheckRequest(case_id="c1", original=tmp_path / "x.png", media_type="image/png",
-                           prepared=tmp_path / "x.png", prepared_media_type="image/png")
+    request = CheckRequest(
+        case_id="c1",
+        original=tmp_path / "x.png",
+        media_type="image/png",
+        prepared=tmp_path / "x.png",
+        prepared_media_type="image/png",
+    )
 
     async def before_and_after_the_server_stops():
         server = start_redis()

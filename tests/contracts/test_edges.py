@@ -45,16 +45,22 @@ def _edit(path: Path, change) -> None:
     path.write_text(json.dumps(doc))
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda d: d["header"].update(contracts_version=OTHER),
-     f"contracts_version {OTHER} found, this rabench reads version {CONTRACTS_VERSION}"),
-    (lambda d: d["header"].update(contracts_version=0), "contracts_version 0 found"),
-    (lambda d: d.update(extra=1), "unknown field extra"),
-    (lambda d: d["rows"][0].update(vale=0.5), "unknown field vale"),
-    (lambda d: d["header"].update(sute_name="x"), "unknown field sute_name"),
-])
-def test_report_refuses_a_rows_json_of_another_version_or_with_an_unknown_key(scored, tmp_path, capsys,
-                                                                               change, expected):
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (
+            lambda d: d["header"].update(contracts_version=OTHER),
+            f"contracts_version {OTHER} found, this rabench reads version {CONTRACTS_VERSION}",
+        ),
+        (lambda d: d["header"].update(contracts_version=0), "contracts_version 0 found"),
+        (lambda d: d.update(extra=1), "unknown field extra"),
+        (lambda d: d["rows"][0].update(vale=0.5), "unknown field vale"),
+        (lambda d: d["header"].update(sute_name="x"), "unknown field sute_name"),
+    ],
+)
+def test_report_refuses_a_rows_json_of_another_version_or_with_an_unknown_key(
+    scored, tmp_path, capsys, change, expected
+):
     report = _copy(scored[1], tmp_path / "r")
     _edit(report / "rows.json", change)
     assert main(["report", str(report)]) == 2
@@ -63,11 +69,14 @@ def test_report_refuses_a_rows_json_of_another_version_or_with_an_unknown_key(sc
     assert not (report / "report.html").exists()
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda d: d.update(contracts_version=OTHER), f"contracts_version {OTHER} found"),
-    (lambda d: d.update(rocc={}), "unknown field rocc"),
-    (lambda d: d["worst"][0].update(thumb=None) if d["worst"] else d.update(rocc={}), "unknown field"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.update(contracts_version=OTHER), f"contracts_version {OTHER} found"),
+        (lambda d: d.update(rocc={}), "unknown field rocc"),
+        (lambda d: d["worst"][0].update(thumb=None) if d["worst"] else d.update(rocc={}), "unknown field"),
+    ],
+)
 def test_report_refuses_a_bad_details_json(scored, tmp_path, capsys, change, expected):
     report = _copy(scored[1], tmp_path / "r")
     _edit(report / "details.json", change)
@@ -76,11 +85,14 @@ def test_report_refuses_a_bad_details_json(scored, tmp_path, capsys, change, exp
     assert expected in err and "details.json" in err, err
 
 
-@pytest.mark.parametrize("change, expected", [
-    (lambda d: d.update(contracts_version=OTHER), f"contracts_version {OTHER} found"),
-    (lambda d: d["cases"][0].update(imgg=None), "unknown field imgg"),
-    (lambda d: d["cases"][0]["runs"][0][0].append(1), "cases.json"),  # a run of 7 items, not 6
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: d.update(contracts_version=OTHER), f"contracts_version {OTHER} found"),
+        (lambda d: d["cases"][0].update(imgg=None), "unknown field imgg"),
+        (lambda d: d["cases"][0]["runs"][0][0].append(1), "cases.json"),  # a run of 7 items, not 6
+    ],
+)
 def test_report_refuses_a_bad_cases_json(scored, tmp_path, capsys, change, expected):
     report = _copy(scored[1], tmp_path / "r")
     _edit(report / "cases.json", change)
@@ -93,13 +105,14 @@ def test_report_refuses_a_track_json_of_another_version_or_with_an_unknown_key(s
     report = _copy(scored[1], tmp_path / "r")
     (report / "real").mkdir()
     shutil.copy(report / "rows.json", report / "real" / "rows.json")
-    track = {"source": "src", "format": "folder", "content_key": "k", "seed": 1, "imported": "i",
-             "forged": "f"}
+    track = {"source": "src", "format": "folder", "content_key": "k", "seed": 1, "imported": "i", "forged": "f"}
     (report / "real" / "track.json").write_text(json.dumps(track))
     assert main(["report", str(report)]) == 0
     assert "receipts from src (folder, content key k), forged with seed 1" in (report / "report.md").read_text()
-    for extra, expected in (({"contracts_version": OTHER}, f"contracts_version {OTHER} found"),
-                            ({"sede": 2}, "unknown field sede")):
+    for extra, expected in (
+        ({"contracts_version": OTHER}, f"contracts_version {OTHER} found"),
+        ({"sede": 2}, "unknown field sede"),
+    ):
         (report / "real" / "track.json").write_text(json.dumps({**track, **extra}))
         assert main(["report", str(report)]) == 2
         err = _one_line(capsys)
@@ -160,8 +173,9 @@ def test_schema_lists_every_contract_with_a_description(capsys):
     for struct, _ in CONTRACTS.values():
         assert len(description(struct)) > 20, struct
     defs = schemas()["$defs"]
-    assert defs and all(d.get("description") for d in defs.values()), \
-        [name for name, d in defs.items() if not d.get("description")]
+    assert defs and all(d.get("description") for d in defs.values()), [
+        name for name, d in defs.items() if not d.get("description")
+    ]
     for name in CONTRACTS:
         assert main(["schema", name]) == 0
         one = json.loads(capsys.readouterr().out)

@@ -38,7 +38,9 @@ def test_an_edited_total_is_an_opinion_with_the_numbers():
 def test_other_languages_tender_and_change_words():
     assert _signal("CAFE CENTRAL GMBH\nDatum: 12.03.2024\nSUMME EUR  38,90\nBAR  51,00\nRÜCKGELD  20,10") is not None
     assert _signal("BAR LUNA SL\nFecha: 12/03/2024\nTOTAL  38,90\nEFECTIVO  51,00\nCAMBIO  20,10") is not None
-    assert _signal("CAFE DU PORT\nDate: 12/03/2024\nTOTAL TTC  38,90\nESPECES  51,00\nMONNAIE RENDUE  20,10") is not None
+    assert (
+        _signal("CAFE DU PORT\nDate: 12/03/2024\nTOTAL TTC  38,90\nESPECES  51,00\nMONNAIE RENDUE  20,10") is not None
+    )
     assert _signal(HEAD + "JUMLAH  RM 38.90\nTUNAI  RM 51.00\nBAKI  RM 20.10") is not None
 
 
@@ -46,7 +48,9 @@ def test_a_genuine_cash_receipt_is_silent():
     assert _signal(HEAD + "TOTAL  RM 30.90\nCASH  RM 51.00\nCHANGE  RM 20.10") is None
     # the amount paid printed again ("Paid 30.90") is no second payment
     assert _signal(HEAD + "TOTAL  30.90\nCASH TENDERED  51.00\nPAID  30.90\nCHANGE  20.10") is None
-    assert _signal("CAFE CENTRAL GMBH\nDatum: 12.03.2024\nSUMME EUR  30,90\nGEGEBEN BAR  51,00\nRÜCKGELD  20,10") is None
+    assert (
+        _signal("CAFE CENTRAL GMBH\nDatum: 12.03.2024\nSUMME EUR  30,90\nGEGEBEN BAR  51,00\nRÜCKGELD  20,10") is None
+    )
 
 
 def test_a_split_tender_is_silent():
@@ -92,10 +96,21 @@ def test_a_doubtful_reading_is_silent():
         return Row(segments=(Segment(label, (10, 0, 200, 20), 0.99), Segment(amount, (400, 0, 480, 20), conf)))
 
     def sig(change_conf: float) -> Signal | None:
-        rows = [Row(segments=(Segment("KEDAI RUNCIT MAJU SDN BHD", (10, 0, 400, 20), 0.99),)),
-                row("TOTAL", "38.90"), row("CASH", "51.00"), row("CHANGE", "20.10", change_conf)]
-        rows = [Row(segments=tuple(Segment(s.text, (s.box[0], 30 * i, s.box[2], 30 * i + 20), s.confidence)
-                                   for s in r.segments), index=i) for i, r in enumerate(rows)]
+        rows = [
+            Row(segments=(Segment("KEDAI RUNCIT MAJU SDN BHD", (10, 0, 400, 20), 0.99),)),
+            row("TOTAL", "38.90"),
+            row("CASH", "51.00"),
+            row("CHANGE", "20.10", change_conf),
+        ]
+        rows = [
+            Row(
+                segments=tuple(
+                    Segment(s.text, (s.box[0], 30 * i, s.box[2], 30 * i + 20), s.confidence) for s in r.segments
+                ),
+                index=i,
+            )
+            for i, r in enumerate(rows)
+        ]
         return change_signal(extract_fields(rows, ocr=False), rows)
 
     assert sig(0.99) is not None
@@ -118,12 +133,20 @@ def test_the_risk_fit_always_learns_its_weight():
 
 
 def test_end_to_end_an_edited_total_is_an_opinion_never_a_proof(self_target, render, tmp_path):
-    rows = [("Date: 12/03/2018 14:22", ""), ("", ""), ("TOTAL", "RM 38.90"), ("CASH", "RM 51.00"),
-            ("CHANGE", "RM 20.10"), ("", ""), ("THANK YOU", "")]
+    rows = [
+        ("Date: 12/03/2018 14:22", ""),
+        ("", ""),
+        ("TOTAL", "RM 38.90"),
+        ("CASH", "RM 51.00"),
+        ("CHANGE", "RM 20.10"),
+        ("", ""),
+        ("THANK YOU", ""),
+    ]
     path = tmp_path / "edited.png"
     render(rows, title="KEDAI MAJU SDN BHD").save(path)
-    req = CheckRequest(case_id="edited", original=path, media_type="image/png", prepared=path,
-                       prepared_media_type="image/png")
+    req = CheckRequest(
+        case_id="edited", original=path, media_type="image/png", prepared=path, prepared_media_type="image/png"
+    )
     v = asyncio.run(self_target.check(req))
     assert v.fields.total == 38.90
     change = [r for r in v.reasons if "tendered 51.00" in r.text]
@@ -134,13 +157,17 @@ def test_end_to_end_an_edited_total_is_an_opinion_never_a_proof(self_target, ren
 
 def test_corroborated_when_the_printed_amounts_add_up_to_what_was_paid():
     # subtotal 26.00 + tax 1.56 + rounding -0.01 = 27.55 = cash 27.55 - change 0.00; total made 47.55
-    sig = _signal(HEAD + "Item A  20.00\nItem B  6.00\nSUB-TOTAL (EX)  26.00\nTOTAL TAX  1.56\n"
-                  "ROUNDING  -0.01\nTOTAL  47.55\nCASH  27.55\nCHANGE  0.00")
+    sig = _signal(
+        HEAD + "Item A  20.00\nItem B  6.00\nSUB-TOTAL (EX)  26.00\nTOTAL TAX  1.56\n"
+        "ROUNDING  -0.01\nTOTAL  47.55\nCASH  27.55\nCHANGE  0.00"
+    )
     assert sig is not None and sig.corroborated and sig.kind == "opinion" and sig.proof_type is None
     assert "add up to what was paid, 27.55" in sig.text, sig.text
     # the printed amounts add up to neither: an opinion as before, not corroborated
-    sig = _signal(HEAD + "Item A  20.00\nItem B  6.00\nSUB-TOTAL (EX)  26.00\nTOTAL TAX  1.56\n"
-                  "ROUNDING  -0.01\nTOTAL  47.55\nCASH  30.00\nCHANGE  0.45")
+    sig = _signal(
+        HEAD + "Item A  20.00\nItem B  6.00\nSUB-TOTAL (EX)  26.00\nTOTAL TAX  1.56\n"
+        "ROUNDING  -0.01\nTOTAL  47.55\nCASH  30.00\nCHANGE  0.45"
+    )
     assert sig is not None and not sig.corroborated and "add up to what was paid" not in sig.text
     # no subtotal or items read at all: nothing to corroborate with
     sig = _signal(HEAD + "TOTAL  RM 38.90\nCASH  RM 51.00\nCHANGE  RM 20.10")
@@ -150,10 +177,17 @@ def test_corroborated_when_the_printed_amounts_add_up_to_what_was_paid():
 def test_a_corroborated_opinion_is_not_held_under_the_flag_line():
     unreconciled = Signal("check.totals_add_up", "opinion", "amounts could not be reconciled", ("total",))
     plain = Signal(SIGNAL, "opinion", "tendered − change ≠ total", ("total",), value=1.0)
-    firm = Signal(SIGNAL, "opinion", "tendered − change ≠ total; the rest adds up to what was paid", ("total",),
-                  value=1.0, corroborated=True)
-    model = risk_mod.RiskModel(features=["kind:opinion", SIGNAL], coef=[1.5, 1.5], intercept=-1.0,
-                               n_cases=10, n_fakes=5)
+    firm = Signal(
+        SIGNAL,
+        "opinion",
+        "tendered − change ≠ total; the rest adds up to what was paid",
+        ("total",),
+        value=1.0,
+        corroborated=True,
+    )
+    model = risk_mod.RiskModel(
+        features=["kind:opinion", SIGNAL], coef=[1.5, 1.5], intercept=-1.0, n_cases=10, n_fakes=5
+    )
     assert risk_mod.probability(model, [unreconciled, plain]) > risk_mod.FLAG_LINE
     assert risk_mod.risk(model, [unreconciled, plain]) < risk_mod.FLAG_LINE  # opinions alone: held
     p = risk_mod.probability(model, [unreconciled, firm])

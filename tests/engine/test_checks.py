@@ -16,7 +16,9 @@ HEAD = "Corner Deli\nReceipt No. 1234-56\nDate 03/04/2024\n"
 
 
 def test_exclusive_tax_adds_up():
-    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    8.40\nSales Tax 8.25%    0.69\nTOTAL    9.09")
+    r = _check(
+        HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    8.40\nSales Tax 8.25%    0.69\nTOTAL    9.09"
+    )
     assert r.check.status == "passed" and r.signal is None
     assert r.check.numbers["line_items_sum"] == pytest.approx(8.40)
 
@@ -27,13 +29,17 @@ def test_inclusive_tax_is_not_added():
 
 
 def test_tip_service_and_discount():
-    r = _check(HEAD + "Burger    15.50\nIPA    6.80\nSUBTOTAL    22.30\nDiscount    -2.00\nTax 8.875%    1.80\n"
-               "Service charge    2.23\nTip    4.00\nTOTAL    28.33")
+    r = _check(
+        HEAD + "Burger    15.50\nIPA    6.80\nSUBTOTAL    22.30\nDiscount    -2.00\nTax 8.875%    1.80\n"
+        "Service charge    2.23\nTip    4.00\nTOTAL    28.33"
+    )
     assert r.check.status == "passed"
 
 
 def test_edited_total_fails_with_the_numbers_as_a_proof():
-    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    8.40\nSales Tax 8.25%    0.69\nTOTAL    19.09")
+    r = _check(
+        HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    8.40\nSales Tax 8.25%    0.69\nTOTAL    19.09"
+    )
     assert r.check.status == "failed"
     assert r.check.numbers["expected_total"] == pytest.approx(9.09)
     assert r.check.numbers["difference"] == pytest.approx(10.00)
@@ -46,14 +52,18 @@ def test_edited_total_fails_with_the_numbers_as_a_proof():
 
 def test_misprinted_subtotal_is_proof_when_items_and_total_agree():
     # items 8.40 + tax 0.69 = total 9.09: the subtotal 9.40 is the one amount that disagrees
-    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    9.09")
+    r = _check(
+        HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    9.09"
+    )
     assert r.check.status == "failed" and r.signal is not None and r.signal.kind == "proof"
     assert "line items add up to 8.40" in r.check.detail and "9.40" in r.check.detail
 
 
 def test_items_short_of_an_agreeing_subtotal_and_total_are_not_proof():
     # subtotal + tax = total; only the items fall short: an item row may have gone unread
-    r = _check(HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    10.09")
+    r = _check(
+        HEAD + "Turkey Sandwich    6.90\nChips    1.50\nSUBTOTAL    9.40\nSales Tax 8.25%    0.69\nTOTAL    10.09"
+    )
     assert r.check.status == "not_run"
     s = r.signal
     assert s is not None and s.kind == "opinion" and s.proof_type is None and s.name == "check.amounts_unreconciled"
@@ -163,11 +173,14 @@ def test_a_missing_repeated_row_without_a_gap_is_still_not_proof():
 
 
 def test_unit_price_info_line_is_not_an_item():
-    r = _check(DE_HEAD + "Olivenöl 2 Stk    19,90\nEinzelpreis EUR 9,95\nBrot    3,20\nSUMME EUR    23,10\n"
-               "enth. MwSt. 7%    1,51")
+    r = _check(
+        DE_HEAD + "Olivenöl 2 Stk    19,90\nEinzelpreis EUR 9,95\nBrot    3,20\nSUMME EUR    23,10\n"
+        "enth. MwSt. 7%    1,51"
+    )
     assert r.check.status == "passed"
-    ex = extract_fields(rows_from_text(DE_HEAD + "Olivenöl 2 Stk    19,90\nEinzelpreis EUR 9,95\nBrot    3,20\n"
-                                       "SUMME EUR    23,10"))
+    ex = extract_fields(
+        rows_from_text(DE_HEAD + "Olivenöl 2 Stk    19,90\nEinzelpreis EUR 9,95\nBrot    3,20\nSUMME EUR    23,10")
+    )
     assert [(i.total, i.unit_price) for i in ex.line_items] == [(19.90, 9.95), (3.20, None)]
     assert ex.line_items[0].quantity == 2
 
@@ -184,8 +197,15 @@ def test_quantity_line_above_its_item_is_attached_by_the_arithmetic():
 
 
 def test_items_against_a_subtotal_read_with_doubtful_confidence_are_not_proof():
-    rows = [("Corner Deli", ""), ("Date 03/04/2024 12:31", ""), ("Turkey Sandwich", "6.90"), ("Chips", "1.50"),
-            ("SUBTOTAL", "9.40"), ("Sales Tax 8.25%", "0.69"), ("TOTAL", "9.09")]
+    rows = [
+        ("Corner Deli", ""),
+        ("Date 03/04/2024 12:31", ""),
+        ("Turkey Sandwich", "6.90"),
+        ("Chips", "1.50"),
+        ("SUBTOTAL", "9.40"),
+        ("Sales Tax 8.25%", "0.69"),
+        ("TOTAL", "9.09"),
+    ]
     # items 8.40 + tax 0.69 = 9.09: the subtotal is the odd one out; read surely it is proof ...
     sure = totals_add_up(extract_fields(_ocr_rows(rows)))
     assert sure.signal is not None and sure.signal.kind == "proof" and sure.check.status == "failed"
@@ -198,8 +218,10 @@ def test_items_against_a_subtotal_read_with_doubtful_confidence_are_not_proof():
 def test_a_failed_sum_names_terms_that_add_up_to_the_sum_it_shows():
     # seen on real receipts: "subtotal 41.30 + tax 2.73 + rounding -0.01 = 44.03" (the rounding
     # and the discount were named but left out of the sum shown)
-    r = _check(HEAD + "Turkey Sandwich    38.30\nChips    5.00\nSUBTOTAL    43.30\nDiscount    -2.00\n"
-               "Sales Tax    2.73\nROUNDING    -0.01\nTOTAL    40.00")
+    r = _check(
+        HEAD + "Turkey Sandwich    38.30\nChips    5.00\nSUBTOTAL    43.30\nDiscount    -2.00\n"
+        "Sales Tax    2.73\nROUNDING    -0.01\nTOTAL    40.00"
+    )
     assert r.check.status == "failed"
     assert r.check.numbers["expected_total"] == pytest.approx(44.02)
     assert r.check.numbers["difference"] == pytest.approx(-4.02)
@@ -220,31 +242,39 @@ def test_sroie_tax_inclusive_total_gst_summary_and_rounding_add_up():
 
 
 def test_sroie_total_sales_inclusive_of_gst_is_the_total():
-    text = ("SYARIKAT PERNIAGAAN GIN KEE\nDoc No. CS00011926  Date: 02/12/2017\nCashier: USER  Time: 08:44:00\n"
-            "3122  1  29.68  29.68  SR\n(W33)105MM/4'CUTTING DISC\nTotal Qty:  1    29.68\n"
-            "Total Sales (Excluding GST):    28.00\nDiscount:    0.00\nTotal GST:    1.68\nRounding:    0.00\n"
-            "Total Sales (Inclusive of GST):    29.68\nCASH:    50.00\nChange:    20.32\nGST SUMMARY\n"
-            "Tax Code  %  Amt (RM)  Tax (RM)\nSR  6  28.00  1.68\nTotal:  28.00  1.68")
+    text = (
+        "SYARIKAT PERNIAGAAN GIN KEE\nDoc No. CS00011926  Date: 02/12/2017\nCashier: USER  Time: 08:44:00\n"
+        "3122  1  29.68  29.68  SR\n(W33)105MM/4'CUTTING DISC\nTotal Qty:  1    29.68\n"
+        "Total Sales (Excluding GST):    28.00\nDiscount:    0.00\nTotal GST:    1.68\nRounding:    0.00\n"
+        "Total Sales (Inclusive of GST):    29.68\nCASH:    50.00\nChange:    20.32\nGST SUMMARY\n"
+        "Tax Code  %  Amt (RM)  Tax (RM)\nSR  6  28.00  1.68\nTotal:  28.00  1.68"
+    )
     ex = extract_fields(rows_from_text(text))
     assert (ex.fields.total, ex.fields.subtotal, ex.fields.tax_total) == (29.68, 28.00, 1.68)
     assert totals_add_up(ex).check.status == "passed"
 
 
 def test_rounded_total_after_rounding_adjustment():
-    ex = extract_fields(rows_from_text(
-        "MR D.I.Y. (M) SDN BHD\n18-11-18 13:58\nKILAT AUTO ECO WASH    3.11\nWD40 277ML    11.23\n"
-        "Item(s): 2  Qty(s): 2\nTotal    RM14.34\nROUNDING ADJUSTMENT    RM0.01\nTOTAL ROUNDED    RM14.35\n"
-        "CASH    RM20.00\nCHANGE    RM5.65"))
+    ex = extract_fields(
+        rows_from_text(
+            "MR D.I.Y. (M) SDN BHD\n18-11-18 13:58\nKILAT AUTO ECO WASH    3.11\nWD40 277ML    11.23\n"
+            "Item(s): 2  Qty(s): 2\nTotal    RM14.34\nROUNDING ADJUSTMENT    RM0.01\nTOTAL ROUNDED    RM14.35\n"
+            "CASH    RM20.00\nCHANGE    RM5.65"
+        )
+    )
     assert ex.fields.total == 14.35 and ex.rounding == [0.01]
     assert totals_add_up(ex).check.status == "passed"
 
 
 def test_total_read_from_a_tax_row_or_the_change_is_not_proof():
     # the tax row "GST @6% included in total" and the Cash/Change rows are not the total
-    ex = extract_fields(rows_from_text(
-        "FARMASI SENTOSA SDN BHD\nDATE 29/11/2016 11:38\nUBAT BATUK 120ML    9.18\nPLASTER 10S    2.75\n"
-        "BILL TOTAL    11.93\nROUNDING    0.02\nNET TOTAL    11.95\nGST @6% INCLUDED IN TOTAL    0.68\n"
-        "CASH    50.00\nCHANGE    38.05"))
+    ex = extract_fields(
+        rows_from_text(
+            "FARMASI SENTOSA SDN BHD\nDATE 29/11/2016 11:38\nUBAT BATUK 120ML    9.18\nPLASTER 10S    2.75\n"
+            "BILL TOTAL    11.93\nROUNDING    0.02\nNET TOTAL    11.95\nGST @6% INCLUDED IN TOTAL    0.68\n"
+            "CASH    50.00\nCHANGE    38.05"
+        )
+    )
     assert ex.fields.total == 11.95 and ex.fields.tax_total == 0.68 and ex.tax_inclusive
     assert totals_add_up(ex).check.status == "passed"
 
@@ -269,8 +299,15 @@ def test_another_total_row_that_adds_up_blocks_a_proof():
 
 def test_a_clean_edited_total_is_still_proof_with_the_numbers():
     # what a fraudster does: the total raised, nothing else touched; a complete, confident reading
-    rows = [("Corner Deli", ""), ("Date 03/04/2024 12:31", ""), ("Turkey Sandwich", "6.90"), ("Chips", "1.50"),
-            ("SUBTOTAL", "8.40"), ("Sales Tax 8.25%", "0.69"), ("TOTAL", "19.09")]
+    rows = [
+        ("Corner Deli", ""),
+        ("Date 03/04/2024 12:31", ""),
+        ("Turkey Sandwich", "6.90"),
+        ("Chips", "1.50"),
+        ("SUBTOTAL", "8.40"),
+        ("Sales Tax 8.25%", "0.69"),
+        ("TOTAL", "19.09"),
+    ]
     r = totals_add_up(extract_fields(_ocr_rows(rows)))
     assert r.check.status == "failed" and r.signal is not None and r.signal.kind == "proof"
     assert r.signal.proof_type == "arithmetic"

@@ -11,7 +11,13 @@ from rabench.cases.transforms import apply_transform, load_image
 from rabench.contracts import Fields, LineItem
 from rabench.engine.dupes.match import PHASH_MAX
 from rabench.engine.dupes import (
-    MemoryStore, SqliteStore, decide, duplicate_signal, hamming, make_fingerprint, phash,
+    MemoryStore,
+    SqliteStore,
+    decide,
+    duplicate_signal,
+    hamming,
+    make_fingerprint,
+    phash,
 )
 
 ITEMS = ("3.20", "7.80", "12.00", "19.50")
@@ -101,14 +107,23 @@ def test_hard_negative_without_receipt_numbers_is_told_apart_by_items(original):
 def test_text_rule_needs_a_unique_key():
     """Merchant + date + total alone (no receipt number, no items) is not enough for a text match."""
     a = make_fingerprint(b"a", receipt(seed=1)[0], Fields(merchant="Shop", date="2024-05-10", total=9.99), [])
-    b = make_fingerprint(b"b", receipt(seed=2, merchant="ANOTHER PLACE", total="9.99")[0],
-                         Fields(merchant="Shop", date="2024-05-10", total=9.99), [])
+    b = make_fingerprint(
+        b"b",
+        receipt(seed=2, merchant="ANOTHER PLACE", total="9.99")[0],
+        Fields(merchant="Shop", date="2024-05-10", total=9.99),
+        [],
+    )
     m = decide(b, a, "a")
     assert m is None or m.kind == "perceptual"
-    with_number = make_fingerprint(b"c", receipt(seed=3)[0], Fields(merchant="SHOP.", date="2024-05-10", total=9.99,
-                                                                     receipt_number="A-77"), [])
-    earlier = make_fingerprint(b"d", receipt(seed=4, merchant="ELSEWHERE LTD")[0],
-                               Fields(merchant="Shop", date="2024-05-10", total=9.99, receipt_number="a77"), [])
+    with_number = make_fingerprint(
+        b"c", receipt(seed=3)[0], Fields(merchant="SHOP.", date="2024-05-10", total=9.99, receipt_number="A-77"), []
+    )
+    earlier = make_fingerprint(
+        b"d",
+        receipt(seed=4, merchant="ELSEWHERE LTD")[0],
+        Fields(merchant="Shop", date="2024-05-10", total=9.99, receipt_number="a77"),
+        [],
+    )
     m2 = decide(with_number, earlier, "d")
     assert m2 is not None and m2.kind == "text"
 
@@ -212,7 +227,8 @@ def test_sqlite_store_written_before_pixel_hashes_is_upgraded(tmp_path, original
         " phash INTEGER NOT NULL, merchant TEXT NOT NULL, date TEXT, total INTEGER, subtotal INTEGER,"
         " tax_total INTEGER, receipt_number TEXT, items TEXT NOT NULL, version INTEGER NOT NULL,"
         " added_at REAL NOT NULL);"
-        "INSERT INTO fingerprints VALUES (1, 'old', 'x', 0, 'm', NULL, NULL, NULL, NULL, NULL, '[]', 1, 0);")
+        "INSERT INTO fingerprints VALUES (1, 'old', 'x', 0, 'm', NULL, NULL, NULL, NULL, NULL, '[]', 1, 0);"
+    )
     db.commit()
     db.close()
     data, _ = original

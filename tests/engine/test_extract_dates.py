@@ -104,8 +104,14 @@ def test_expiry_date_is_not_the_purchase_date():
 
 
 def test_attribution_label_time_or_header():
-    rows = ["Datum: 03.04.2024", "04.04.2024 12:31", "05.04.2024", "Flat White  3,60", "Rueckgabe bis 06.04.2024",
-            "Gutschein 07.04.2024"]
+    rows = [
+        "Datum: 03.04.2024",
+        "04.04.2024 12:31",
+        "05.04.2024",
+        "Flat White  3,60",
+        "Rueckgabe bis 06.04.2024",
+        "Gutschein 07.04.2024",
+    ]
     labelled, timed, header, returns, body = parse_dates(rows, header_rows=3)
     assert labelled.labelled and labelled.attributed
     assert timed.timed and timed.attributed

@@ -17,8 +17,15 @@ def _read(text: str):
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("TOTAL  RM2.5O", 2.50), ("ITEM  l2.50", 12.50), ("TOTAL  1S.50", 15.50), ("TOTAL  1B.50", 18.50),
-     ("Summe  I2,5O", 12.50), ("Total  EUR9,95", 9.95), ("Total  1,2O0.00", 1200.00)],
+    [
+        ("TOTAL  RM2.5O", 2.50),
+        ("ITEM  l2.50", 12.50),
+        ("TOTAL  1S.50", 15.50),
+        ("TOTAL  1B.50", 18.50),
+        ("Summe  I2,5O", 12.50),
+        ("Total  EUR9,95", 9.95),
+        ("Total  1,2O0.00", 1200.00),
+    ],
 )
 def test_lookalike_letters_inside_an_amount_are_digits(printed, value):
     assert [a.value for a in find_amounts(printed)] == [value]
@@ -60,9 +67,11 @@ def test_a_label_row_is_not_joined_to_an_item_row():
 
 
 def test_a_second_subtotal_under_the_rounding_row_is_the_amount_due():
-    ex = _read("WATSONS\nSCISSORS  18.00S\nTWEEZER  17.90\nWIPES  7.90\nPWP LESS 30%  -2.37\n"
-               "SUBTOTAL (QTY  4)  RM41.43\nROUNDING  RMO.02\nSUBTOTAL (QTY  4)  RM41.45\nCASH  RM51.50\n"
-               "CHANGE CASH  RM10.05")
+    ex = _read(
+        "WATSONS\nSCISSORS  18.00S\nTWEEZER  17.90\nWIPES  7.90\nPWP LESS 30%  -2.37\n"
+        "SUBTOTAL (QTY  4)  RM41.43\nROUNDING  RMO.02\nSUBTOTAL (QTY  4)  RM41.45\nCASH  RM51.50\n"
+        "CHANGE CASH  RM10.05"
+    )
     assert (ex.fields.subtotal, ex.fields.total) == (41.43, 41.45)
     assert "no row labelled as the total was read" in ex.doubts  # never a proof resting on it
 
@@ -133,18 +142,30 @@ def test_a_month_and_numbers_without_a_year_mark_are_no_date(row):
     ("text", "total", "tax"),
     [
         # Indonesian: PPN is the tax, "Kembali" the change
-        ("TOKO MAJU\nAQUA 600ML  3.500\nROTI  6.500\nSub Total  10.000\nPPN 10%  1.000\nTotal Belanja  11.000\n"
-         "Tunai  20.000\nKembali  9.000", 11000.0, 1000.0),
+        (
+            "TOKO MAJU\nAQUA 600ML  3.500\nROTI  6.500\nSub Total  10.000\nPPN 10%  1.000\nTotal Belanja  11.000\n"
+            "Tunai  20.000\nKembali  9.000",
+            11000.0,
+            1000.0,
+        ),
         # Malaysian SST (2018 on) and "Cukai"
-        ("KEDAI BUKU\nPen  10.00\nSub Total  10.00\nSST 6%  0.60\nJumlah  10.60\nTunai  20.00\nBaki  9.40", 10.60, 0.60),
+        (
+            "KEDAI BUKU\nPen  10.00\nSub Total  10.00\nSST 6%  0.60\nJumlah  10.60\nTunai  20.00\nBaki  9.40",
+            10.60,
+            0.60,
+        ),
         ("RESTORAN\nNasi  10.00\nJumlah Kecil  10.00\nCukai Perkhidmatan 6%  0.60\nJumlah Besar  10.60", 10.60, 0.60),
         # Spanish "Entregado", Italian "Contante", Dutch "Terug": payments, never the total
         ("Bar Pepe\nCaña  2,50\nTapa  3,00\nTotal  5,50\nEntregado  10,00\nCambio  4,50", 5.50, None),
         ("Bar Roma\nCaffè  1,20\nTotale  1,20\nContante  5,00\nResto  3,80", 1.20, None),
         ("Bakker\nBrood  2,50\nTotaal  2,50\nContant  5,00\nTerug  2,50", 2.50, None),
         # "Taxable sales" is the net amount: the total is its sum with the tax ("TL." as the label)
-        ("CHRIS'S HAMBURGERS\nCHZBURGER  $8.80\nFRIES  $17.05\nTAXABLE SALES  $25.85\nTAX  $2.46\nTL.  $28.31\n"
-         "CASH  $40.00\nCG  $11.69", 28.31, 2.46),
+        (
+            "CHRIS'S HAMBURGERS\nCHZBURGER  $8.80\nFRIES  $17.05\nTAXABLE SALES  $25.85\nTAX  $2.46\nTL.  $28.31\n"
+            "CASH  $40.00\nCG  $11.69",
+            28.31,
+            2.46,
+        ),
     ],
 )
 def test_totals_vocabulary_of_more_countries(text, total, tax):
@@ -213,8 +234,10 @@ def test_more_dates_as_ocr_glues_them(row, iso, attributed):
 
 
 def test_a_total_without_label_or_subtotal_is_the_items_plus_the_tax():
-    ex = _read("KFC\nTicket #2884\nFamily Fill Up  20.00\nLrg Coleslaw\nTax  1.73\nDRIVE THRU  $21.73\n"
-               "ETender Credit  $21.73\nChange  $0.00")
+    ex = _read(
+        "KFC\nTicket #2884\nFamily Fill Up  20.00\nLrg Coleslaw\nTax  1.73\nDRIVE THRU  $21.73\n"
+        "ETender Credit  $21.73\nChange  $0.00"
+    )
     assert ex.fields.total == 21.73
     assert "no row labelled as the total was read" in ex.doubts
     # nothing equal to items + tax: no total is made up
@@ -229,7 +252,11 @@ def test_a_total_without_label_or_subtotal_is_the_items_plus_the_tax():
         ("Shop\nSoup  12.50\nTax0.50\nTotal13.00", 13.00, 0.50),
         ("Shop\nSoup  12.50\nTOTALRM12.50", 12.50, None),
         # "Tota1" (a misread Total) run into 6.59: the label takes the 1
-        ("Taco Time\nTACO  5.99\nSubtotal  5.99\nTax  0.60\nDrive Thru Tota16.59\nCASH  $10.00\nChange  $3.41", 6.59, 0.60),
+        (
+            "Taco Time\nTACO  5.99\nSubtotal  5.99\nTax  0.60\nDrive Thru Tota16.59\nCASH  $10.00\nChange  $3.41",
+            6.59,
+            0.60,
+        ),
     ],
 )
 def test_an_amount_run_into_its_totals_label(text, total, tax):
@@ -253,7 +280,9 @@ def test_indonesian_till_words_and_whole_unit_amounts():
     assert (ex.fields.currency, ex.fields.total) == ("MYR", 2.50)
 
 
-@pytest.mark.parametrize(("printed", "value"), [("TOTAL  12 .50", 12.50), ("TOTAL  12 , 50", 12.50), ("TOTAL  12. 50", 12.50)])
+@pytest.mark.parametrize(
+    ("printed", "value"), [("TOTAL  12 .50", 12.50), ("TOTAL  12 , 50", 12.50), ("TOTAL  12. 50", 12.50)]
+)
 def test_an_amount_ocr_split_around_its_decimal_mark(printed, value):
     assert [a.value for a in find_amounts(printed)] == [value]
     ex = _read(f"Shop\nSoup  {value:.2f}\n{printed}")

@@ -18,8 +18,10 @@ def _read(text: str):
 
 
 def test_a_cash_registers_tl_is_the_total_and_cg_the_change():
-    ex = _read("CHRIS'S HAMBURGERS\nREG CASHIER 11-24-2017 12:13PM\nBCHZBSPC  $8.80\nFFRIES-LRG  $3.66\n"
-               "TAXABLE SALES  $12.46\nTAX  $1.18\nTL.  $13.64\nCASH  $20.00\nCG  $6.36")
+    ex = _read(
+        "CHRIS'S HAMBURGERS\nREG CASHIER 11-24-2017 12:13PM\nBCHZBSPC  $8.80\nFFRIES-LRG  $3.66\n"
+        "TAXABLE SALES  $12.46\nTAX  $1.18\nTL.  $13.64\nCASH  $20.00\nCG  $6.36"
+    )
     assert ex.fields.total == 13.64
     assert not any("no row labelled as the total" in d for d in ex.doubts)  # read from its label now
     assert (row_kind("TL."), row_kind("CG"), row_kind("TL")) == ("total", "payment", "total")
@@ -47,18 +49,28 @@ def test_a_label_ending_in_ocrs_one_keeps_its_glued_amount():
 
 
 def test_a_currency_code_printed_only_as_a_word_yields_to_the_country():
-    my = ("KEDAI ABC SDN BHD\nNO 5, JALAN 13/2, SEK 13\n46200 PETALING JAYA, SELANGOR\nGST ID: 000123456789\n"
-          "ITEM  10.60\nTOTAL  10.60\nCASH  20.00\nCHANGE  9.40\n12/05/2018")
+    my = (
+        "KEDAI ABC SDN BHD\nNO 5, JALAN 13/2, SEK 13\n46200 PETALING JAYA, SELANGOR\nGST ID: 000123456789\n"
+        "ITEM  10.60\nTOTAL  10.60\nCASH  20.00\nCHANGE  9.40\n12/05/2018"
+    )
     ex = _read(my)
     assert (ex.fields.currency, ex.fields.total, ex.fields.date) == ("MYR", 10.60, "2018-05-12")
-    assert detect_currency("BROADVIEW MARKETING SDN BHD\nTAMAN SUBANG PERDANA, SEK,U3,\n40150 SHAH ALAM,SELANGOR\n"
-                           "GST REG NO: 000203587584\nTOTAL :  18.00") == "MYR"
+    assert (
+        detect_currency(
+            "BROADVIEW MARKETING SDN BHD\nTAMAN SUBANG PERDANA, SEK,U3,\n40150 SHAH ALAM,SELANGOR\n"
+            "GST REG NO: 000203587584\nTOTAL :  18.00"
+        )
+        == "MYR"
+    )
     # a code printed beside an amount is the currency, whatever the address says
     assert detect_currency(my.replace("TOTAL  10.60", "TOTAL  USD 10.60")) == "USD"
     # and a code word with no country against it still counts
     assert detect_currency("STORE\nITEM  10.60\nTOTAL  10.60\nSEK 12345") == "SEK"
     # a Swedish receipt printing the code alone over its amounts keeps it
-    assert detect_currency("ICA Nara\nOrg.nr 556000-1234\nBelopp SEK\nMJOLK  15,90\nTOTALT  15,90\nMoms 12%  1,70") == "SEK"
+    assert (
+        detect_currency("ICA Nara\nOrg.nr 556000-1234\nBelopp SEK\nMJOLK  15,90\nTOTALT  15,90\nMoms 12%  1,70")
+        == "SEK"
+    )
 
 
 def test_a_total_whose_amount_ocr_mangled_is_read_only_when_what_was_paid_agrees():

@@ -18,9 +18,15 @@ def _read(text: str):
 
 @pytest.mark.parametrize(
     ("label", "inclusive"),
-    [("al ndusive GST:", True), ("Total lnclusive GST", True), ("Sales Incucive GST", True),
-     ("TotalSalecIncucive GST @6%", True), ("Total excluding GST", False), ("Total excl. VAT", False),
-     ("Subtotal", False)],
+    [
+        ("al ndusive GST:", True),
+        ("Total lnclusive GST", True),
+        ("Sales Incucive GST", True),
+        ("TotalSalecIncucive GST @6%", True),
+        ("Total excluding GST", False),
+        ("Total excl. VAT", False),
+        ("Subtotal", False),
+    ],
 )
 def test_inclusive_as_ocr_misreads_it(label, inclusive):
     assert says_inclusive(unglue(fold(label))) is inclusive
@@ -28,8 +34,15 @@ def test_inclusive_as_ocr_misreads_it(label, inclusive):
 
 @pytest.mark.parametrize(
     ("label", "kind"),
-    [("TotalSalecIncucive GST @6%", "total"), ("Totalbetrag", "total"), ("TOTALE", "total"),
-     ("Totalt", "total"), ("TotalQty", "count"), ("Totalrabatt", "discount"), ("TotalMwSt", "tax")],
+    [
+        ("TotalSalecIncucive GST @6%", "total"),
+        ("Totalbetrag", "total"),
+        ("TOTALE", "total"),
+        ("Totalt", "total"),
+        ("TotalQty", "count"),
+        ("Totalrabatt", "discount"),
+        ("TotalMwSt", "tax"),
+    ],
 )
 def test_total_run_into_the_next_word_is_still_the_total(label, kind):
     assert row_kind(label) == kind
@@ -37,8 +50,10 @@ def test_total_run_into_the_next_word_is_still_the_total(label, kind):
 
 def test_a_tax_inclusive_total_misread_as_ndusive_is_the_total():
     # the subtotal's 6 read as 0; the row "...inclusive GST" is at least the subtotal: it is the total
-    ex = _read("PHARMACY\nFISH OIL  300.00\nLIPOIC ACID  330.00\nOINTMENT  5.00\nSubTotal:  035.00\n"
-               "Rounding Adj:  0.00\nal ndusive GST:  635.00\nMASTER  635.00")
+    ex = _read(
+        "PHARMACY\nFISH OIL  300.00\nLIPOIC ACID  330.00\nOINTMENT  5.00\nSubTotal:  035.00\n"
+        "Rounding Adj:  0.00\nal ndusive GST:  635.00\nMASTER  635.00"
+    )
     assert ex.fields.total == 635.00
 
 
@@ -51,7 +66,10 @@ def test_a_glued_misread_total_label_with_a_tax_rate_is_the_total():
 @pytest.mark.parametrize(
     ("text", "total"),
     [
-        ("PETROL STATION\nItem  Qty  Amount\nPPF  P7  1.000  50  50.00\nTOTAL AMOUNT\nCASH  RM 50.00\nThank you", 50.00),
+        (
+            "PETROL STATION\nItem  Qty  Amount\nPPF  P7  1.000  50  50.00\nTOTAL AMOUNT\nCASH  RM 50.00\nThank you",
+            50.00,
+        ),
         ("Diner\nBurger  21.00\nSoda  2.45\nTotal\nVISA  $23.45\nAuth 01234", 23.45),
         ("Kiosk\nZeitung  2,60\nKaffee  1,90\nSumme\nBar  4,50", 4.50),
     ],
@@ -91,8 +109,9 @@ def test_balance_alone_is_still_the_amount_due():
 
 
 def test_a_tip_guide_under_the_total_is_not_the_total():
-    ex = _read("Cafe\nFood  40.00\nTotal  40.00\nSuggested Gratuity\n18%  $7.20  Total  $47.20\n"
-               "20%  $8.00  Total  $48.00")
+    ex = _read(
+        "Cafe\nFood  40.00\nTotal  40.00\nSuggested Gratuity\n18%  $7.20  Total  $47.20\n20%  $8.00  Total  $48.00"
+    )
     assert ex.fields.total == 40.00
 
 
@@ -116,8 +135,10 @@ def test_registration_numbers_and_ocr_zeros_leave_the_merchant_name(printed, nam
 
 
 def test_the_merchant_row_with_a_registration_number_is_the_merchant():
-    ex = _read("KING'S CONFECTIONERY S/B 273500-U (GKJ)\nLOT NO. G23, GIANT KELANA JAYA\n"
-               "PUSAT BANDAR KELANA JAYA, PETALING\nTax Invoice\nCake  5.00\nTotal  5.00")
+    ex = _read(
+        "KING'S CONFECTIONERY S/B 273500-U (GKJ)\nLOT NO. G23, GIANT KELANA JAYA\n"
+        "PUSAT BANDAR KELANA JAYA, PETALING\nTax Invoice\nCake  5.00\nTotal  5.00"
+    )
     assert ex.fields.merchant == "KING'S CONFECTIONERY S/B"
 
 

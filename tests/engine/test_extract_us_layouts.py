@@ -22,9 +22,11 @@ def _no_proof(ex) -> bool:
 
 
 def test_the_amount_due_printed_as_sub_total_under_the_tax_is_the_total():
-    ex = _read("Noodle Cafe\nDate:06/14/2017 18:38:46\nPopcorn Chicken  $4.39\nBeef Noodles  $6.75\n"
-               "Cold Noodle  $6.25\nRice  $7.95\nAmount:$25.34\nTaxRate:(9.00%):$2.28\nSub-Total: $27.62\n"
-               "---TIP GUIDE----\n15%=$3.80\n18%=$4.56")
+    ex = _read(
+        "Noodle Cafe\nDate:06/14/2017 18:38:46\nPopcorn Chicken  $4.39\nBeef Noodles  $6.75\n"
+        "Cold Noodle  $6.25\nRice  $7.95\nAmount:$25.34\nTaxRate:(9.00%):$2.28\nSub-Total: $27.62\n"
+        "---TIP GUIDE----\n15%=$3.80\n18%=$4.56"
+    )
     assert ex.fields.total == 27.62
     assert ex.fields.subtotal == 25.34
     assert ex.fields.tax_total == 2.28
@@ -44,8 +46,9 @@ def test_a_total_under_the_tax_or_a_subtotal_that_does_not_add_up_is_left_alone(
     assert _read(text).fields.total == total
 
 
-@pytest.mark.parametrize(("label", "kind"), [("TaxRate:(9.00%):$2.28", "tax"), ("VATrate 20%  2.48", "tax"),
-                                             ("Taxi  12.00", "other")])
+@pytest.mark.parametrize(
+    ("label", "kind"), [("TaxRate:(9.00%):$2.28", "tax"), ("VATrate 20%  2.48", "tax"), ("Taxi  12.00", "other")]
+)
 def test_a_tax_word_glued_to_rate_is_the_tax(label, kind):
     assert row_kind(label) == kind
 
@@ -84,8 +87,9 @@ def test_a_filled_in_tip_or_a_bare_total_without_a_tip_line_is_left_alone(text, 
 
 
 def test_a_date_whose_second_separator_ocr_lost_is_read_with_its_time():
-    ex = _read("KOBE STEAK\nRANCHO MIRAGE, CA 92270\nVISA\nAmount:$  158.07\nTip:\nTotal:\n02/2219  20:31:12\n"
-               "Inv #: 00000061")
+    ex = _read(
+        "KOBE STEAK\nRANCHO MIRAGE, CA 92270\nVISA\nAmount:$  158.07\nTip:\nTotal:\n02/2219  20:31:12\nInv #: 00000061"
+    )
     assert ex.fields.date == "2019-02-22"
     assert not ex.date_unambiguous  # never the base of a proof
 
@@ -97,10 +101,14 @@ def test_a_month_and_year_before_a_time_is_not_a_lost_separator_date():
 
 @pytest.mark.parametrize(
     ("address", "currency"),
-    [("marcopierrewhite.ie/Dawson", "EUR"), ("www.cafe-mitte.de", "EUR"), ("bookings@thebistro.co.uk", "GBP"),
-     ("www.thebistro.com", "USD"), ("St.Ca 9", "USD")],
+    [
+        ("marcopierrewhite.ie/Dawson", "EUR"),
+        ("www.cafe-mitte.de", "EUR"),
+        ("bookings@thebistro.co.uk", "GBP"),
+        ("www.thebistro.com", "USD"),
+        ("St.Ca 9", "USD"),
+    ],
 )
 def test_a_web_address_under_a_country_domain_points_at_the_country(address, currency):
-    ex = _read(f"Steakhouse & Grill\nDawson Street\n{address}\n1 Fillet  35.95\n1 Cake  8.95\n"
-               "Balance Due  44.90")
+    ex = _read(f"Steakhouse & Grill\nDawson Street\n{address}\n1 Fillet  35.95\n1 Cake  8.95\nBalance Due  44.90")
     assert ex.fields.currency == currency

@@ -26,8 +26,14 @@ def target(self_target):
 
 
 def _check(target: SelfTarget, path: Path, media_type: str, submitted_at: str | None = None) -> Verdict:
-    req = CheckRequest(case_id=path.stem, original=path, media_type=media_type, prepared=path,
-                       prepared_media_type=media_type, submitted_at=submitted_at)
+    req = CheckRequest(
+        case_id=path.stem,
+        original=path,
+        media_type=media_type,
+        prepared=path,
+        prepared_media_type=media_type,
+        submitted_at=submitted_at,
+    )
     return asyncio.run(target.check(req))
 
 
@@ -39,19 +45,32 @@ def _camera_jpeg(img: Image.Image, taken: str, path: Path) -> Path:
     """A phone JPEG: camera EXIF with DateTimeOriginal ``taken`` and a correct thumbnail."""
     t = img.copy()
     t.thumbnail((160, 160))
-    ex = piexif.dump({"0th": {piexif.ImageIFD.Make: "Apple", piexif.ImageIFD.Model: "iPhone 13"},
-                      "Exif": {piexif.ExifIFD.DateTimeOriginal: taken.encode()},
-                      "1st": {piexif.ImageIFD.Compression: 6}, "thumbnail": jpeg_bytes(t, 80)})
+    ex = piexif.dump(
+        {
+            "0th": {piexif.ImageIFD.Make: "Apple", piexif.ImageIFD.Model: "iPhone 13"},
+            "Exif": {piexif.ExifIFD.DateTimeOriginal: taken.encode()},
+            "1st": {piexif.ImageIFD.Compression: 6},
+            "thumbnail": jpeg_bytes(t, 80),
+        }
+    )
     path.write_bytes(jpeg_bytes(img, 90, ex))
     return path
 
 
 # 1. arithmetic from misreading: an info line ("Einzelpreis") and a quantity line are not items
 def test_unit_price_and_quantity_lines_are_not_counted_as_items(target, render, tmp_path):
-    rows = [("Datum: 12.03.2024", ""), ("", ""),
-            ("GUT BIO JOGHURT", "0,35"), ("GUT BIO JOGHURT", "0,35"), ("GUT BIO JOGHURT", "0,35"),
-            ("KAFFEE BOHNEN 2 x 9,95", "19,90"), ("  Einzelpreis EUR 9,95", ""),
-            ("", ""), ("SUMME EUR", "20,95"), ("BAR", "20,95")]
+    rows = [
+        ("Datum: 12.03.2024", ""),
+        ("", ""),
+        ("GUT BIO JOGHURT", "0,35"),
+        ("GUT BIO JOGHURT", "0,35"),
+        ("GUT BIO JOGHURT", "0,35"),
+        ("KAFFEE BOHNEN 2 x 9,95", "19,90"),
+        ("  Einzelpreis EUR 9,95", ""),
+        ("", ""),
+        ("SUMME EUR", "20,95"),
+        ("BAR", "20,95"),
+    ]
     path = tmp_path / "de.png"
     render(rows, title="MARKT 24").save(path)
     v = _check(target, path, "image/png", "2024-03-15T10:00:00Z")
@@ -77,10 +96,18 @@ def test_a_right_thumbnail_after_resave_is_not_proof_and_a_stale_total_is(target
 
 # 3. currency and age: ringgit with 6 % GST, a 2018 receipt submitted in 2018
 def test_malaysian_receipt_from_2018_is_ringgit_without_age_or_tax_reasons(target, render, tmp_path):
-    rows = [("GST REG NO: 001234567890", ""), ("Date: 03/04/2018", ""), ("", ""),
-            ("NASI LEMAK", "8.00"), ("TEH TARIK", "2.60"), ("", ""),
-            ("Total Sales (Excluding GST)", "10.00"), ("GST 6%", "0.60"),
-            ("Total Sales (Inclusive of GST)", "10.60"), ("CASH", "10.60")]
+    rows = [
+        ("GST REG NO: 001234567890", ""),
+        ("Date: 03/04/2018", ""),
+        ("", ""),
+        ("NASI LEMAK", "8.00"),
+        ("TEH TARIK", "2.60"),
+        ("", ""),
+        ("Total Sales (Excluding GST)", "10.00"),
+        ("GST 6%", "0.60"),
+        ("Total Sales (Inclusive of GST)", "10.60"),
+        ("CASH", "10.60"),
+    ]
     path = tmp_path / "my.png"
     render(rows, title="KEDAI MAKAN SDN BHD").save(path)
     v = _check(target, path, "image/png", "2018-04-05T09:00:00Z")
@@ -92,8 +119,15 @@ def test_malaysian_receipt_from_2018_is_ringgit_without_age_or_tax_reasons(targe
 
 # 4. photo before purchase from an item code: "XE11-22 - 30" is not 2030-11-22
 def test_an_item_code_is_not_a_purchase_date_for_the_photo_date_proof(target, render, tmp_path):
-    rows = [("Date: 25/05/2024", ""), ("", ""), ("XE11-22 - 30 KABEL 3M", "9.99"), ("USB HUB", "15.00"),
-            ("", ""), ("TOTAL", "24.99"), ("CARD", "24.99")]
+    rows = [
+        ("Date: 25/05/2024", ""),
+        ("", ""),
+        ("XE11-22 - 30 KABEL 3M", "9.99"),
+        ("USB HUB", "15.00"),
+        ("", ""),
+        ("TOTAL", "24.99"),
+        ("CARD", "24.99"),
+    ]
     img = render(rows, title="ELECTRO SHOP")
     path = _camera_jpeg(img, "2024:05:26 18:30:00", tmp_path / "code.jpg")
     v = _check(target, path, "image/jpeg", "2024-05-30T09:00:00Z")
@@ -103,8 +137,15 @@ def test_an_item_code_is_not_a_purchase_date_for_the_photo_date_proof(target, re
 
 # 5. a time before the date: "09:38 25.04.2020" is 2020-04-25, not 2009-04-25
 def test_time_before_date_is_read_as_the_date_and_gives_no_proof(target, render, tmp_path):
-    rows = [("09:38 25.04.2020", ""), ("", ""), ("BROT", "2,49"), ("MILCH", "1,19"), ("", ""),
-            ("SUMME EUR", "3,68"), ("BAR", "3,68")]
+    rows = [
+        ("09:38 25.04.2020", ""),
+        ("", ""),
+        ("BROT", "2,49"),
+        ("MILCH", "1,19"),
+        ("", ""),
+        ("SUMME EUR", "3,68"),
+        ("BAR", "3,68"),
+    ]
     img = render(rows, title="BAECKEREI")
     path = _camera_jpeg(img, "2020:04:26 08:00:00", tmp_path / "time.jpg")
     v = _check(target, path, "image/jpeg", "2020-04-28T09:00:00Z")
@@ -114,8 +155,15 @@ def test_time_before_date_is_read_as_the_date_and_gives_no_proof(target, render,
 
 # 6. tax equal to the subtotal on a tax-inclusive receipt: a verdict, not a ZeroDivisionError
 def test_tax_equal_to_the_subtotal_is_a_verdict_not_a_crash(target, render, tmp_path):
-    rows = [("Date: 03/04/2018", ""), ("", ""), ("ITEM A", "5.00"), ("", ""),
-            ("Subtotal", "5.00"), ("GST 6% incl.", "5.00"), ("TOTAL", "5.00")]
+    rows = [
+        ("Date: 03/04/2018", ""),
+        ("", ""),
+        ("ITEM A", "5.00"),
+        ("", ""),
+        ("Subtotal", "5.00"),
+        ("GST 6% incl.", "5.00"),
+        ("TOTAL", "5.00"),
+    ]
     path = tmp_path / "zero.png"
     render(rows, title="SHOP SDN BHD").save(path)
     v = _check(target, path, "image/png", "2018-04-05T09:00:00Z")
@@ -142,7 +190,12 @@ def _strip_photo(seed: int):
     d.line((60, 300, w - 60, 300), fill=(60, 50, 40), width=5)
     font = ImageFont.truetype("DejaVuSansMono.ttf", 13)
     for k in range(60):
-        d.text((420, 360 + 17 * k), "".join(rng.choice(list("ABCDEFGH 0123456789."), size=30)), fill=(30, 30, 30), font=font)
+        d.text(
+            (420, 360 + 17 * k),
+            "".join(rng.choice(list("ABCDEFGH 0123456789."), size=30)),
+            fill=(30, 30, 30),
+            font=font,
+        )
     img = img.filter(ImageFilter.GaussianBlur(0.8))
     return Image.fromarray((np.asarray(img).astype(float) + rng.normal(0, 2.0, (h, w, 3))).clip(0, 255).astype("uint8"))
 

@@ -56,6 +56,7 @@ def test_scores_are_continuous_and_rise_with_the_edit():
     clean, _ = receipt(noise=0.0)  # same digits: only the noise of the patch changes
     weak = _jpeg(_paste(base, Image.blend(base, clean, 0.6), boxes["total"][0]), 92)
     strong = _jpeg(_paste(base, clean, boxes["total"][0]), 92)
+
     def score(im):
         return {s.field: s.score for s in field_scores(im, boxes)}["total"]
 
@@ -78,7 +79,7 @@ def _on_table(img: Image.Image, seed: int = 0, noise: float = 8.0) -> tuple[Imag
     yy, xx = np.mgrid[0:H, 0:W]
     a = 55 + 25 * np.sin(xx / 37.0) * np.cos(yy / 53.0)
     paper = np.asarray(img.convert("L"), dtype=np.float32) * (0.85 + 0.15 * np.linspace(1, 0, h))[:, None]
-    a[80:80 + h, 120:120 + w] = paper
+    a[80 : 80 + h, 120 : 120 + w] = paper
     a = a + rng.normal(0, noise, a.shape)
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).convert("RGB"), (120, 80)
 

@@ -63,7 +63,9 @@ def test_a_pasted_total_is_found_and_placed():
     assert len(found) == 1 and found[0].fields == ("total",) and found[0].kind == "opinion"
     assert found[0].reason and found[0].value >= COPY_OPINION
     # the reason names the source: a box inside the item amount that was copied
-    twin = [t for t in copy_move(np.asarray(fake.convert("L"), dtype=np.float32), boxes, lines) if t.field == "total"][0]
+    twin = [t for t in copy_move(np.asarray(fake.convert("L"), dtype=np.float32), boxes, lines) if t.field == "total"][
+        0
+    ]
     cx, cy = (twin.twin[0] + twin.twin[2]) / 2, (twin.twin[1] + twin.twin[3]) / 2
     assert ix0 - 2 <= cx <= ix1 + 2 and iy0 - 2 <= cy <= iy1 + 2
     assert f"x {twin.twin[0]}-{twin.twin[2]}" in found[0].text
@@ -76,8 +78,9 @@ def test_a_pasted_item_amount_gets_the_opinion_but_not_the_measurement():
     items' sum): the opinion names the line items; the measurement ``visual.copy_move`` stays over
     the other fields only (a dozen item rows' largest score sits higher by chance)."""
     img, boxes, lines = _printed(1, total="42.50")
-    amounts = [b for b in lines if b[1] > boxes["receipt_number"][0][3] + 30 and b[0] > 300
-               and b[3] < boxes["subtotal"][0][1]]
+    amounts = [
+        b for b in lines if b[1] > boxes["receipt_number"][0][3] + 30 and b[0] > 300 and b[3] < boxes["subtotal"][0][1]
+    ]
     assert len(amounts) == 4
     with_items = {**boxes, "line_items": amounts}
     (sx0, sy0, sx1, sy1), (dx0, dy0, _, _) = amounts[2], amounts[0]
@@ -98,14 +101,23 @@ def test_one_pasted_digit_is_enough():
 
     g = find_glyphs(gray, lines)
     total = boxes["total"][0]
-    in_total = sorted(b for b in g.boxes if total[0] <= b[0] and b[2] <= total[2] and total[1] <= b[1] and b[3] <= total[3])
+    in_total = sorted(
+        b for b in g.boxes if total[0] <= b[0] and b[2] <= total[2] and total[1] <= b[1] and b[3] <= total[3]
+    )
     first_item = next(b for b in lines if b[0] > 300 and b[1] > boxes["receipt_number"][0][3] + 30)
-    in_item = sorted(b for b in g.boxes if first_item[0] <= b[0] and b[2] <= first_item[2] and first_item[1] <= b[1] and b[3] <= first_item[3])
+    in_item = sorted(
+        b
+        for b in g.boxes
+        if first_item[0] <= b[0] and b[2] <= first_item[2] and first_item[1] <= b[1] and b[3] <= first_item[3]
+    )
     src, dst = in_item[0], in_total[1]  # the item's "4" over the total's "2"
     w, h = src[2] - src[0], src[3] - src[1]
     fake = img.copy()
     fake.paste(Image.new("RGB", (dst[2] - dst[0] + 2, dst[3] - dst[1] + 2), (236, 236, 236)), (dst[0] - 1, dst[1] - 1))
-    fake.paste(img.crop((src[0] - 1, src[1] - 1, src[0] + w + 1, src[1] + h + 1)), (dst[0] - 1, src[1] - first_item[1] + total[1] - 1))
+    fake.paste(
+        img.crop((src[0] - 1, src[1] - 1, src[0] + w + 1, src[1] + h + 1)),
+        (dst[0] - 1, src[1] - first_item[1] + total[1] - 1),
+    )
     sigs = copy_move_signals(_jpeg(fake, 95), boxes, lines)
     assert [s.fields for s in _copied(sigs)] == [("total",)]
 
@@ -164,14 +176,18 @@ def test_the_fit_picks_up_the_measurements():
     from rabench.engine.signals import Signal
 
     def case(copy: float, fake: bool) -> list[Signal]:
-        sigs = [Signal("visual.copy_move", "opinion", "m", reason=False, value=copy),
-                Signal("visual.noise_z", "opinion", "m", reason=False, value=1.0)]
+        sigs = [
+            Signal("visual.copy_move", "opinion", "m", reason=False, value=copy),
+            Signal("visual.noise_z", "opinion", "m", reason=False, value=1.0),
+        ]
         if fake:
             sigs.append(Signal("visual.copied_glyph", "opinion", "copy", fields=("total",), value=copy))
         return sigs
 
     rng = np.random.default_rng(0)
-    sets = [case(float(rng.uniform(0, 2.5)), False) for _ in range(20)] + [case(float(rng.uniform(4.5, 8)), True) for _ in range(20)]
+    sets = [case(float(rng.uniform(0, 2.5)), False) for _ in range(20)] + [
+        case(float(rng.uniform(4.5, 8)), True) for _ in range(20)
+    ]
     model = fit(sets, [0] * 20 + [1] * 20)
     assert {"visual.copy_move", "visual.copied_glyph"} <= set(model.features)
     assert "visual.noise_z" not in model.features  # risk.NOT_FITTED: it does not carry to real receipts

@@ -42,6 +42,7 @@ def test_process_pool_runs_ocr_in_worker_processes(tmp_path, render):
     render([("Croissant", "2.40"), ("TOTAL", "2.40")]).save(path)
     pool = ProcessWorkerPool(workers=1, preload=False)
     try:
+
         async def go():
             import os
 
@@ -69,9 +70,16 @@ def test_upside_down_receipt_is_read_turned_round_in_reading_order(ocr_pool, ren
 def _small_receipt_on_a_page(render):
     from PIL import Image
 
-    rows = [("Receipt No. 55102", ""), ("Date: 25/12/2024", ""), ("Flat White", "3.60"),
-            ("Blueberry Muffin", "2.90"), ("SUBTOTAL", "6.50"), ("VAT 20% incl.", "1.08"), ("TOTAL", "6.50"),
-            ("Card", "6.50")]
+    rows = [
+        ("Receipt No. 55102", ""),
+        ("Date: 25/12/2024", ""),
+        ("Flat White", "3.60"),
+        ("Blueberry Muffin", "2.90"),
+        ("SUBTOTAL", "6.50"),
+        ("VAT 20% incl.", "1.08"),
+        ("TOTAL", "6.50"),
+        ("Card", "6.50"),
+    ]
     receipt = render(rows, title="GREENLEAF FOODS", width=352, size=16)
     page = Image.new("RGB", (2480, 3508), "white")  # A4 at 300 dpi, the till slip in a corner of it
     page.paste(receipt, (900, 700))

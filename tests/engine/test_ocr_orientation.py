@@ -17,8 +17,14 @@ from rabench.engine.extract import extract_fields, rows_from_ocr
 from rabench.engine.ocr import OcrEngine, OcrSettings, turn, unturn_box
 from rabench.targets.base import CheckRequest
 
-ROWS = [("Receipt No. 55102", ""), ("Date: 25/12/2024", ""), ("Flat White", "3.60"),
-        ("Blueberry Muffin", "2.90"), ("TOTAL", "6.50"), ("Card", "6.50")]
+ROWS = [
+    ("Receipt No. 55102", ""),
+    ("Date: 25/12/2024", ""),
+    ("Flat White", "3.60"),
+    ("Blueberry Muffin", "2.90"),
+    ("TOTAL", "6.50"),
+    ("Card", "6.50"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -96,15 +102,15 @@ def test_thumbnail_fields_of_a_sideways_file_point_at_the_stale_total(self_targe
         paths[name].write_bytes(jpeg_bytes(img, 88, exif_with_thumbnail(thumb, thumb_px=320)))
     verdicts = {}
     for name, path in paths.items():
-        req = CheckRequest(case_id=name, original=path, media_type="image/jpeg", prepared=path,
-                           prepared_media_type="image/jpeg")
+        req = CheckRequest(
+            case_id=name, original=path, media_type="image/jpeg", prepared=path, prepared_media_type="image/jpeg"
+        )
         verdicts[name] = asyncio.run(self_target.check(req))
     assert verdicts["stale"].fields.total == 99.41
     assert any("read turned by" in d for d in verdicts["stale"].diagnostics or [])
     proof = [r for r in verdicts["stale"].reasons if r.proof_type == "thumbnail_mismatch"]
     assert proof and "total" in (proof[0].fields or ()), [r.text for r in verdicts["stale"].reasons]
     assert not [r for r in verdicts["right"].reasons if r.proof_type == "thumbnail_mismatch"]
-
 
 
 def test_a_read_of_single_characters_is_not_taken_as_legible():
@@ -114,8 +120,9 @@ def test_a_read_of_single_characters_is_not_taken_as_legible():
 
     marks = [OcrLine(t, (10 * i, 0, 10 * i + 17, 18), 0.8) for i, t in enumerate("0C3320358522")]
     assert _looks_illegible(marks)
-    words = marks + [OcrLine(t, (0, 30 * i, 120, 30 * i + 20), 0.95)
-                     for i, t in enumerate(["TOTAL", "Receipt", "Card 6.50"])]
+    words = marks + [
+        OcrLine(t, (0, 30 * i, 120, 30 * i + 20), 0.95) for i, t in enumerate(["TOTAL", "Receipt", "Card 6.50"])
+    ]
     assert not _looks_illegible(words)
     standing = marks + [OcrLine(t, (0, 0, 17, 120), 0.95) for t in ["TOTAL", "Receipt", "Card 6.50"]]
     assert _looks_illegible(standing)  # words standing on end are not a legible receipt either

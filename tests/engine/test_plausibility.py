@@ -30,7 +30,9 @@ def test_a_tax_rate_no_one_charges():
 
 
 def test_tax_not_matching_its_printed_rate():
-    sigs = _signals("Greenleaf Foods\nDate 02/05/2025\nTea    10.00\nSUBTOTAL    10.00\nVAT 20%    3.00\nTOTAL    £13.00")
+    sigs = _signals(
+        "Greenleaf Foods\nDate 02/05/2025\nTea    10.00\nSUBTOTAL    10.00\nVAT 20%    3.00\nTOTAL    £13.00"
+    )
     assert [s.name for s in sigs] == ["plausibility.tax_rate_mismatch"]
     assert "30.00%" in sigs[0].text
 
@@ -61,8 +63,14 @@ def test_a_template_placeholder_address_is_plausibility_on_the_merchant():
 
 
 def test_real_street_names_are_not_placeholders():
-    for street in ("12 Main St", "1123 Main Street", "Hauptstraße 5", "Bahnhofstrasse 3", "rue de la Paix 4",
-                   "8 Station Road"):
+    for street in (
+        "12 Main St",
+        "1123 Main Street",
+        "Hauptstraße 5",
+        "Bahnhofstrasse 3",
+        "rue de la Paix 4",
+        "8 Station Road",
+    ):
         text = f"Greenleaf Foods\n{street}\nLeeds LS1 4AB\nDate 02/05/2025\nTea    2.50\nTOTAL    £2.50"
         assert _signals(text) == [], street
 
@@ -124,22 +132,25 @@ def test_no_country_no_rate_judgement():
 
 def test_a_tax_below_its_printed_rate_is_not_odd():
     # US sales tax on the taxable items only: the tax is below 8.25 % of the whole subtotal
-    text = ("Deli\nAustin, TX 78701\nDate 05/02/2025\nBread    4.00\nSoap    6.00\nSUBTOTAL    10.00\n"
-            "Sales Tax 8.25%    0.50\nTOTAL    10.50")
+    text = (
+        "Deli\nAustin, TX 78701\nDate 05/02/2025\nBread    4.00\nSoap    6.00\nSUBTOTAL    10.00\n"
+        "Sales Tax 8.25%    0.50\nTOTAL    10.50"
+    )
     assert _signals(text) == []
 
 
 def test_tax_equal_to_the_subtotal_on_a_tax_inclusive_receipt_does_not_crash():
     # issue 14 item 6: a misreading where the tax equals the subtotal made a ZeroDivisionError
     for tax_row in ("incl. VAT    5.00", "VAT 20% incl.    5.00"):
-        text = f"The Corner Cafe\nLeeds LS1 4AB\nDate 02/05/2025\nTea    5.00\nSUBTOTAL    5.00\nTOTAL    5.00\n{tax_row}"
+        text = (
+            f"The Corner Cafe\nLeeds LS1 4AB\nDate 02/05/2025\nTea    5.00\nSUBTOTAL    5.00\nTOTAL    5.00\n{tax_row}"
+        )
         ex = extract_fields(rows_from_text(text))
         # since round 8 the reader no longer sums a "tax" as large as the total (a doubt instead) ...
         assert ex.fields.tax_total is None and any("larger than any tax" in d for d in ex.doubts)
         assert [s.name for s in plausibility_signals(ex, today=TODAY)] == []
         # ... so the misreading is built by hand: the rule must still not divide by zero on it
-        ex = msgspec.structs.replace(ex, tax_inclusive=True,
-                                     fields=msgspec.structs.replace(ex.fields, tax_total=5.0))
+        ex = msgspec.structs.replace(ex, tax_inclusive=True, fields=msgspec.structs.replace(ex.fields, tax_total=5.0))
         assert ex.fields.tax_total == ex.fields.subtotal == 5.0
         assert [s.name for s in plausibility_signals(ex, today=TODAY)] == []  # a misreading, not a rate
 
@@ -165,9 +176,16 @@ def _write_table(tmp_path, country: dict) -> object:
     return p
 
 
-GOOD = {"name": "Malaysia", "currency": "MYR", "tax": "GST", "sources": ["a law"],
-        "periods": [{"from": None, "until": "2018-05-31", "standard": [6]},
-                    {"from": "2018-06-01", "until": None, "standard": [0]}]}
+GOOD = {
+    "name": "Malaysia",
+    "currency": "MYR",
+    "tax": "GST",
+    "sources": ["a law"],
+    "periods": [
+        {"from": None, "until": "2018-05-31", "standard": [6]},
+        {"from": "2018-06-01", "until": None, "standard": [0]},
+    ],
+}
 
 
 def test_a_broken_tax_table_fails_loudly(tmp_path):
@@ -192,8 +210,10 @@ def test_a_broken_tax_table_fails_loudly(tmp_path):
 def test_a_tax_far_above_any_rate_is_a_misreading_not_a_reason():
     # a net total misread as the tax (94 % of the subtotal) says nothing about the receipt;
     # a tax somewhat above the country's rates does
-    base = ("KEDAI MAKAN SRI MELATI SDN BHD\n47300 PETALING JAYA, SELANGOR\nDate 12/03/2017\n"
-            "Nasi Lemak    $130.00\nSUBTOTAL    $130.00\nGST    {}\nTOTAL    $150.00")
+    base = (
+        "KEDAI MAKAN SRI MELATI SDN BHD\n47300 PETALING JAYA, SELANGOR\nDate 12/03/2017\n"
+        "Nasi Lemak    $130.00\nSUBTOTAL    $130.00\nGST    {}\nTOTAL    $150.00"
+    )
     assert _tax(base.format("$122.64")) == []
     sigs = _tax(base.format("$13.00"))  # 10 %: no Malaysian GST rate
     assert [s.name for s in sigs] == ["plausibility.tax_rate"] and "Malaysia (MY)" in sigs[0].text

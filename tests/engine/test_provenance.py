@@ -81,8 +81,14 @@ def test_letterboxed_thumbnail_matches(tmp_path):
     t.thumbnail((120, 120))
     canvas = Image.new("RGB", (160, 120), "black")
     canvas.paste(t, ((160 - t.width) // 2, 0))
-    ex = piexif.dump({"0th": {piexif.ImageIFD.Make: "Canon"}, "Exif": {}, "1st": {piexif.ImageIFD.Compression: 6},
-                      "thumbnail": jpeg_bytes(canvas, 90)})
+    ex = piexif.dump(
+        {
+            "0th": {piexif.ImageIFD.Make: "Canon"},
+            "Exif": {},
+            "1st": {piexif.ImageIFD.Compression: 6},
+            "thumbnail": jpeg_bytes(canvas, 90),
+        }
+    )
     p = _write(tmp_path, "l.jpg", jpeg_bytes(orig, 85, ex))
     assert "thumbnail_mismatch" not in _proofs(file_signals(p, "image/jpeg", printed_date=None))
 
@@ -109,14 +115,26 @@ def _thumb(img: Image.Image, how: str, px: int = 160) -> bytes:
     t = img.copy()
     s = px / max(t.size)
     size = (round(t.width * s), round(t.height * s))
-    t = t.resize(size, Image.Resampling.NEAREST if how == "nearest" else Image.Resampling.BILINEAR
-                 if how == "bilinear" else Image.Resampling.BOX)
+    t = t.resize(
+        size,
+        Image.Resampling.NEAREST
+        if how == "nearest"
+        else Image.Resampling.BILINEAR
+        if how == "bilinear"
+        else Image.Resampling.BOX,
+    )
     if how == "sharpened":
         t = t.filter(ImageFilter.UnsharpMask(radius=1.0, percent=120, threshold=0))
     if how == "gamma":
         t = t.point(lambda v: round(255 * (v / 255) ** 1.3))
-    return piexif.dump({"0th": {piexif.ImageIFD.Make: "Canon"}, "Exif": {}, "1st": {piexif.ImageIFD.Compression: 6},
-                        "thumbnail": jpeg_bytes(t, 60)})
+    return piexif.dump(
+        {
+            "0th": {piexif.ImageIFD.Make: "Canon"},
+            "Exif": {},
+            "1st": {piexif.ImageIFD.Compression: 6},
+            "thumbnail": jpeg_bytes(t, 60),
+        }
+    )
 
 
 @pytest.mark.parametrize("main", ["reencoded", "resize", "noise", "resaved"])
@@ -125,7 +143,9 @@ def test_a_right_thumbnail_is_not_proof_after_reencoding_resizing_or_noise(tmp_p
     """What devices and apps do to a genuine pair (a thumbnail filter, sharpening, a tone curve,
     re-encoding, a resize, sensor-like noise) must not read as an edit."""
     img, _ = receipt(seed=11)
-    p = _write(tmp_path, "g.jpg", jpeg_bytes(_variant(img, main), 70, _thumb(img, thumb, 160 if thumb != "box" else 256)))
+    p = _write(
+        tmp_path, "g.jpg", jpeg_bytes(_variant(img, main), 70, _thumb(img, thumb, 160 if thumb != "box" else 256))
+    )
     sigs = file_signals(p, "image/jpeg", printed_date=None)
     assert "thumbnail_mismatch" not in _proofs(sigs), [s.text for s in sigs if s.name.startswith("exif.thumb")]
     assert "exif.thumbnail_match" in _names(sigs)
@@ -183,8 +203,12 @@ def test_no_photo_date_proof_without_a_clear_day_gap(tmp_path, taken, printed):
 def test_photo_date_guards_measure_from_the_submission_time(tmp_path, now, proof):
     import datetime as dt
 
-    sigs = file_signals(_dated(tmp_path, "2024:05:07 10:00:00"), "image/jpeg", printed_date="2024-05-10",
-                        now=dt.datetime.fromisoformat(now))
+    sigs = file_signals(
+        _dated(tmp_path, "2024:05:07 10:00:00"),
+        "image/jpeg",
+        printed_date="2024-05-10",
+        now=dt.datetime.fromisoformat(now),
+    )
     assert ("photo_before_purchase" in _proofs(sigs)) is proof
     if not proof:
         fact = [s for s in sigs if s.name == "exif.capture_date"]
@@ -241,7 +265,9 @@ def test_missing_camera_data_and_stripped_metadata_are_facts_not_proofs(tmp_path
     p2 = _write(tmp_path, "bare.jpg", jpeg_bytes(img, 85))
     sigs2 = file_signals(p2, "image/jpeg", printed_date=None)
     assert {"exif.absent", "meta.none"} <= _names(sigs2) and not _proofs(sigs2)
-    cam = file_signals(_write(tmp_path, "c.jpg", jpeg_bytes(img, 85, exif_with_thumbnail(None))), "image/jpeg", printed_date=None)
+    cam = file_signals(
+        _write(tmp_path, "c.jpg", jpeg_bytes(img, 85, exif_with_thumbnail(None))), "image/jpeg", printed_date=None
+    )
     assert any(s.name == "exif.camera" and "iPhone 13" in s.text for s in cam)
 
 
@@ -263,7 +289,12 @@ CODES = [
 ]
 
 
-def xmp_packet(code: str | None = None, creator_tool: str | None = None, element_form: bool = False, history_agent: str | None = None) -> bytes:
+def xmp_packet(
+    code: str | None = None,
+    creator_tool: str | None = None,
+    element_form: bool = False,
+    history_agent: str | None = None,
+) -> bytes:
     url = f"http://cv.iptc.org/newscodes/digitalsourcetype/{code}" if code else ""
     attrs, body = [], []
     if code and not element_form:
@@ -273,16 +304,20 @@ def xmp_packet(code: str | None = None, creator_tool: str | None = None, element
     if creator_tool:
         body.append(f"<xmp:CreatorTool>{creator_tool}</xmp:CreatorTool>")
     if history_agent:
-        body.append('<xmpMM:History><rdf:Seq><rdf:li stEvt:action="saved" '
-                    f'stEvt:softwareAgent="{history_agent}" stEvt:when="2024-05-10T10:00:00"/></rdf:Seq></xmpMM:History>')
+        body.append(
+            '<xmpMM:History><rdf:Seq><rdf:li stEvt:action="saved" '
+            f'stEvt:softwareAgent="{history_agent}" stEvt:when="2024-05-10T10:00:00"/></rdf:Seq></xmpMM:History>'
+        )
     return (
         '<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>'
         '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
         '<rdf:Description rdf:about="" xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/" '
         'xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:xmpMM="http://ns.adobe.com/xap/1.0/mm/" '
         'xmlns:stEvt="http://ns.adobe.com/xap/1.0/sType/ResourceEvent#" '
-        + " ".join(attrs) + ">" + "".join(body) +
-        '</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>'
+        + " ".join(attrs)
+        + ">"
+        + "".join(body)
+        + '</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>'
     ).encode("utf-8")
 
 
@@ -308,7 +343,11 @@ def test_iptc_digital_source_type_in_jpeg_xmp(tmp_path, code, is_ai, element_for
 
 
 def test_xmp_creator_tool_and_history(tmp_path):
-    p = _write(tmp_path, "x.jpg", jpeg_with_xmp(xmp_packet(creator_tool="Stable Diffusion XL", history_agent="Adobe Photoshop 24.1")))
+    p = _write(
+        tmp_path,
+        "x.jpg",
+        jpeg_with_xmp(xmp_packet(creator_tool="Stable Diffusion XL", history_agent="Adobe Photoshop 24.1")),
+    )
     sigs = file_signals(p, "image/jpeg", printed_date=None)
     assert any(s.proof_type == "ai_generator_tag" and "XMP CreatorTool" in s.text for s in sigs)
     assert any(s.name == "provenance.editor" and "history" in s.text for s in sigs)

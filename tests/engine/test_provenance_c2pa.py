@@ -22,8 +22,20 @@ def sign(fmt: str, source: bytes, generator: str, source_type: str, agent: str) 
     manifest = {
         "claim_generator_info": [{"name": generator, "version": "1.0"}],
         "title": "receipt",
-        "assertions": [{"label": "c2pa.actions", "data": {"actions": [
-            {"action": "c2pa.created", "digitalSourceType": IPTC + source_type, "softwareAgent": {"name": agent}}]}}],
+        "assertions": [
+            {
+                "label": "c2pa.actions",
+                "data": {
+                    "actions": [
+                        {
+                            "action": "c2pa.created",
+                            "digitalSourceType": IPTC + source_type,
+                            "softwareAgent": {"name": agent},
+                        }
+                    ]
+                },
+            }
+        ],
     }
     out = io.BytesIO()
     c2pa.Builder.from_json(manifest, ctx).sign(signer, fmt, io.BytesIO(source), out)
@@ -66,7 +78,10 @@ def test_png_manifest_in_cabx_chunk(tmp_path):
     assert b"caBX" in data
     p = tmp_path / "ai.png"
     p.write_bytes(data)
-    assert {s.proof_type for s in file_signals(p, "image/png", printed_date=None)} >= {"ai_generator_tag", "ai_source_type"}
+    assert {s.proof_type for s in file_signals(p, "image/png", printed_date=None)} >= {
+        "ai_generator_tag",
+        "ai_source_type",
+    }
 
 
 def test_file_changed_after_signing_is_reported(tmp_path, receipt_jpeg):

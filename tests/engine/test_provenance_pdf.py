@@ -44,8 +44,12 @@ def incremental(data: bytes, *, total: str | None = None, producer: str | None =
 def _sig(tmp_path, data):
     p = tmp_path / "r.pdf"
     p.write_bytes(data)
-    return file_signals(p, "application/pdf", printed_date=None,
-                        extracted=Fields(total=92.5, date="2024-05-10", merchant="Corner Market"))
+    return file_signals(
+        p,
+        "application/pdf",
+        printed_date=None,
+        extracted=Fields(total=92.5, date="2024-05-10", merchant="Corner Market"),
+    )
 
 
 def _proofs(sigs):
@@ -55,7 +59,9 @@ def _proofs(sigs):
 def test_clean_single_revision_pdf_has_no_proof(tmp_path):
     sigs = _sig(tmp_path, receipt_pdf())
     assert not _proofs(sigs)
-    assert not any(s.name.startswith("pdf.") and s.name != "pdf.linearized" for s in sigs if s.name == "pdf.other_updates")
+    assert not any(
+        s.name.startswith("pdf.") and s.name != "pdf.linearized" for s in sigs if s.name == "pdf.other_updates"
+    )
 
 
 def test_incremental_update_changing_the_total_is_proof_with_the_numbers(tmp_path):
@@ -91,12 +97,16 @@ def test_hand_appended_update_changing_the_page_is_proof(tmp_path):
     off_page = len(body)
     mb = " ".join(str(float(v)) for v in r.pages[0].mediabox)
     res = page.raw_get("/Resources").idnum
-    body += (f"{page_ref.idnum} 0 obj\n<< /Type /Page /Parent {page.raw_get('/Parent').idnum} 0 R /MediaBox [{mb}] "
-             f"/Resources {res} 0 R /Contents {size} 0 R >>\nendobj\n").encode()
+    body += (
+        f"{page_ref.idnum} 0 obj\n<< /Type /Page /Parent {page.raw_get('/Parent').idnum} 0 R /MediaBox [{mb}] "
+        f"/Resources {res} 0 R /Contents {size} 0 R >>\nendobj\n"
+    ).encode()
     xref = len(body)
-    body += (f"xref\n{page_ref.idnum} 1\n{off_page:010d} 00000 n \n{size} 1\n{off_content:010d} 00000 n \n"
-             f"trailer\n<< /Size {size + 1} /Root {r.trailer.raw_get('/Root').idnum} 0 R /Prev {prev_off} >>\n"
-             f"startxref\n{xref}\n%%EOF\n").encode()
+    body += (
+        f"xref\n{page_ref.idnum} 1\n{off_page:010d} 00000 n \n{size} 1\n{off_content:010d} 00000 n \n"
+        f"trailer\n<< /Size {size + 1} /Root {r.trailer.raw_get('/Root').idnum} 0 R /Prev {prev_off} >>\n"
+        f"startxref\n{xref}\n%%EOF\n"
+    ).encode()
     proofs = _proofs(_sig(tmp_path, bytes(body)))
     assert proofs and "99.99" in proofs[0].text
 

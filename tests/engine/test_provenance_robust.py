@@ -85,9 +85,11 @@ def test_png_chunk_length_past_the_end(tmp_path):
 
 
 def test_xmp_entity_expansion_is_not_parsed(tmp_path):
-    laughs = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;'
-              b'&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>'
-              b'<x:xmpmeta xmlns:x="adobe:ns:meta/">&lol3;</x:xmpmeta>')
+    laughs = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;'
+        b'&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>'
+        b'<x:xmpmeta xmlns:x="adobe:ns:meta/">&lol3;</x:xmpmeta>'
+    )
     sigs = run(tmp_path, jpeg_with_xmp(laughs), "image/jpeg")
     assert any("DOCTYPE" in s.text for s in sigs if s.name == "file.unreadable_part")
 
@@ -116,8 +118,13 @@ def test_random_bytes_and_empty_files(tmp_path, media):
     import random
 
     rnd = random.Random(7)
-    for data in (b"", bytes(rnd.getrandbits(8) for _ in range(5000)), b"\xff\xd8\xff" + b"\x00" * 100,
-                 b"\x89PNG\r\n\x1a\n" + b"\xff" * 50, b"%PDF-1.7\n" + b"\x00" * 100):
+    for data in (
+        b"",
+        bytes(rnd.getrandbits(8) for _ in range(5000)),
+        b"\xff\xd8\xff" + b"\x00" * 100,
+        b"\x89PNG\r\n\x1a\n" + b"\xff" * 50,
+        b"%PDF-1.7\n" + b"\x00" * 100,
+    ):
         sigs = run(tmp_path, data, media)
         assert not [s for s in sigs if s.kind == "proof"]
 
@@ -161,7 +168,11 @@ def test_a_malformed_thumbnail_pointer_is_a_fact_and_the_thumbnail_still_compare
     other, _ = receipt(total="13.99", number="55555", items=("1.00", "2.00"), merchant="OTHER SHOP", seed=3)
     for thumb_of, proof in ((img, False), (other, True)):
         tiff = _exif_tiff_with_thumbnail(thumb_of)
-        tiff = _patch_thumbnail_length(tiff, 5000) if patch == "length_past_block" else _patch_ifd1_offset(tiff, 0x7FFFFFF0)
+        tiff = (
+            _patch_thumbnail_length(tiff, 5000)
+            if patch == "length_past_block"
+            else _patch_ifd1_offset(tiff, 0x7FFFFFF0)
+        )
         sigs = run(tmp_path, _jpeg_with_exif_tiff(tiff), "image/jpeg")
         names = {s.name for s in sigs}
         assert "file.unreadable_part" in names and "exif.camera" in names
@@ -181,8 +192,14 @@ def test_reencoded_photo_whose_fill_fit_made_pillow_raise_is_compared(tmp_path):
         t.thumbnail((160, 120))
         canvas = Image.new("RGB", (160, 120), "black")
         canvas.paste(t, ((160 - t.width) // 2, (120 - t.height) // 2))
-        return piexif.dump({"0th": {piexif.ImageIFD.Make: "Canon"}, "Exif": {},
-                            "1st": {piexif.ImageIFD.Compression: 6}, "thumbnail": jpeg_bytes(canvas, 90)})
+        return piexif.dump(
+            {
+                "0th": {piexif.ImageIFD.Make: "Canon"},
+                "Exif": {},
+                "1st": {piexif.ImageIFD.Compression: 6},
+                "thumbnail": jpeg_bytes(canvas, 90),
+            }
+        )
 
     orig, _ = receipt(size=(467, 607), total="42.50")
     edited, _ = receipt(size=(467, 607), total="1042.50")

@@ -14,8 +14,14 @@ def test_the_shipped_table_decodes_and_names_tools():
 @pytest.mark.parametrize(
     "data, needle",
     [
-        (b'{"version": 1, "ai_generators": [], "receipt_generators": [], "editors": [], "office": [], "oficce": []}', "oficce"),
-        (b'{"version": 1, "ai_generators": [{"name": "X", "patterns": ["x"], "pattern": "y"}], "receipt_generators": [], "editors": [], "office": []}', "pattern"),
+        (
+            b'{"version": 1, "ai_generators": [], "receipt_generators": [], "editors": [], "office": [], "oficce": []}',
+            "oficce",
+        ),
+        (
+            b'{"version": 1, "ai_generators": [{"name": "X", "patterns": ["x"], "pattern": "y"}], "receipt_generators": [], "editors": [], "office": []}',
+            "pattern",
+        ),
         (b'{"version": 1, "ai_generators": [], "receipt_generators": [], "editors": []}', "office"),
     ],
 )

@@ -34,8 +34,14 @@ def _sample_fingerprints() -> list[tuple[str, Fingerprint]]:
     for lc in plan_suite(str(SAMPLE)).cases():
         label = lc.case.label
         data = lc.read_bytes()
-        fields = Fields(merchant=label.merchant, date=label.date, subtotal=label.subtotal,
-                        tax_total=label.tax_total, total=label.total, receipt_number=label.receipt_number)
+        fields = Fields(
+            merchant=label.merchant,
+            date=label.date,
+            subtotal=label.subtotal,
+            tax_total=label.tax_total,
+            total=label.total,
+            receipt_number=label.receipt_number,
+        )
         items = [LineItem(description=i.description, total=i.total) for i in label.line_items or []]
         out.append((lc.case.id, make_fingerprint(data, load_image(data, lc.case.media_type), fields, items)))
     return out
@@ -63,7 +69,7 @@ def test_same_matches_as_memory_case_by_case_on_the_sample_suite(redis_url):
         # the whole suite submitted a second time: every case is now an exact match of itself
         again = [(f"{ref}-again", fp) for ref, fp in entries]
         second = _same_matches(entries + again, again_store)
-        assert all(m is not None and m.kind == "exact" for m in second[len(entries):])
+        assert all(m is not None and m.kind == "exact" for m in second[len(entries) :])
     finally:
         store.clear()
         again_store.clear()
@@ -75,12 +81,20 @@ def test_same_matches_as_memory_on_many_look_alikes(redis_url):
     entries = []
     for i in range(400):
         base = rng.randrange(60)
-        entries.append((f"r{i}", Fingerprint(
-            sha256=f"{rng.randrange(300):064x}", phash=rng.getrandbits(64) if rng.random() < 0.5 else base * 977,
-            merchant=rng.choice(["corner market", "corner market ", "bean there", "grand hotel"]),
-            date=rng.choice([None, "2024-05-10", "2024-05-11"]), total=rng.choice([None, 4250, 4250, 999]),
-            receipt_number=rng.choice([None, f"n{base % 7}"]), items=tuple(sorted(rng.sample([100, 250, 4250, 700], 2))),
-        )))
+        entries.append(
+            (
+                f"r{i}",
+                Fingerprint(
+                    sha256=f"{rng.randrange(300):064x}",
+                    phash=rng.getrandbits(64) if rng.random() < 0.5 else base * 977,
+                    merchant=rng.choice(["corner market", "corner market ", "bean there", "grand hotel"]),
+                    date=rng.choice([None, "2024-05-10", "2024-05-11"]),
+                    total=rng.choice([None, 4250, 4250, 999]),
+                    receipt_number=rng.choice([None, f"n{base % 7}"]),
+                    items=tuple(sorted(rng.sample([100, 250, 4250, 700], 2))),
+                ),
+            )
+        )
     store = RedisStore(redis_url, "lookalikes", 0)
     try:
         matches = _same_matches(entries, store)
@@ -114,9 +128,15 @@ WORKERS = 4
 
 def _copy(purchase: int, worker: int, copy: int) -> Fingerprint:
     """A re-submission of one purchase: another file (sha256), same content; all share the date."""
-    return Fingerprint(sha256=f"{purchase:016x}{worker:016x}{copy:032x}", phash=purchase * 0x9E3779B97F4A7C15 % (1 << 64),
-                       merchant="corner market", date="2024-05-10", total=1000 + purchase,
-                       receipt_number=f"n{purchase}", items=(500, 500 + purchase))
+    return Fingerprint(
+        sha256=f"{purchase:016x}{worker:016x}{copy:032x}",
+        phash=purchase * 0x9E3779B97F4A7C15 % (1 << 64),
+        merchant="corner market",
+        date="2024-05-10",
+        total=1000 + purchase,
+        receipt_number=f"n{purchase}",
+        items=(500, 500 + purchase),
+    )
 
 
 def _worker(url: str, worker: int, start: mp.synchronize.Barrier, out: mp.Queue) -> None:
@@ -156,8 +176,10 @@ def test_processes_adding_look_alikes_at_once_see_each_other_as_one_process_woul
             assert all(m["ref"].startswith(f"p{p}-") for m in mine.values() if m is not None)
         # replaying the adds in the order Redis committed them, in one MemoryStore, gives every answer
         client = redis.Redis.from_url(redis_url)
-        committed = sorted((int(i), msgspec.msgpack.decode(b, type=tuple[str, Fingerprint]))
-                           for i, b in client.hgetall(namespace("race", 0) + "fp").items())
+        committed = sorted(
+            (int(i), msgspec.msgpack.decode(b, type=tuple[str, Fingerprint]))
+            for i, b in client.hgetall(namespace("race", 0) + "fp").items()
+        )
         memory = MemoryStore()
         for _, (ref, fp) in committed:
             m = memory.lookup_and_add(fp, ref)
@@ -172,19 +194,35 @@ def test_processes_adding_look_alikes_at_once_see_each_other_as_one_process_woul
 # --- selected by [self] duplicate_store = "redis://..." ------------------------------------
 
 
-@pytest.mark.parametrize("url,expected", [
-    ("redis://127.0.0.1:notaport/0", "is not a redis://host:port/db URL"),
-    ("redis:///0", "names no host"),
-    ("redis://127.0.0.1:6379/zero", "the database after the port must be a number"),
-    ("http://127.0.0.1:6379/0", "is not a redis:// or rediss:// URL"),
-])
+@pytest.mark.parametrize(
+    "url,expected",
+    [
+        ("redis://127.0.0.1:notaport/0", "is not a redis://host:port/db URL"),
+        ("redis:///0", "names no host"),
+        ("redis://127.0.0.1:6379/zero", "the database after the port must be a number"),
+        ("http://127.0.0.1:6379/0", "is not a redis:// or rediss:// URL"),
+    ],
+)
 def test_a_bad_redis_url_is_one_line_and_exit_2(tmp_path, capsys, url, expected):
     from rabench.cli.main import main
 
     config = tmp_path / "targets.toml"
     config.write_text(f'[self]\nduplicate_store = "{url}"\n')
-    argv = ["run", "--suite", str(SAMPLE), "--out", str(tmp_path / "r"), "--progress", "none",
-            "--cache", str(tmp_path / "cache"), "--target", "null", "--config", str(config)]
+    argv = [
+        "run",
+        "--suite",
+        str(SAMPLE),
+        "--out",
+        str(tmp_path / "r"),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--target",
+        "null",
+        "--config",
+        str(config),
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "[self]: duplicate_store" in err and expected in err, err
@@ -238,8 +276,9 @@ def test_the_engine_gives_the_same_verdicts_with_redis_as_in_memory_on_the_sampl
     from rabench.engine.target import SelfTarget
 
     memory = SelfTarget("self", parse_targets_config({"self": {"today": "2025-01-10"}}), pool=ocr_pool)
-    on_redis = SelfTarget("self", parse_targets_config({"self": {"today": "2025-01-10", "duplicate_store": redis_url}}),
-                          pool=ocr_pool)
+    on_redis = SelfTarget(
+        "self", parse_targets_config({"self": {"today": "2025-01-10", "duplicate_store": redis_url}}), pool=ocr_pool
+    )
 
     async def both() -> list[tuple[str, bool | None]]:
         seen = []
@@ -249,10 +288,13 @@ def test_the_engine_gives_the_same_verdicts_with_redis_as_in_memory_on_the_sampl
         try:
             cases = list(plan_suite(str(SAMPLE)).cases())
             related = {lc.case.id for lc in cases if lc.case.lineage or lc.case.after}
-            related |= {lc.case.lineage.of for lc in cases if lc.case.lineage} | {a for lc in cases for a in lc.case.after}
+            related |= {lc.case.lineage.of for lc in cases if lc.case.lineage} | {
+                a for lc in cases for a in lc.case.after
+            }
             for lc in (lc for lc in cases if lc.case.id in related):
-                analysis = await ocr_pool.submit(analyse, str(lc.path), lc.case.media_type, None, memory._settings,
-                                                 lc.case.submitted_at)
+                analysis = await ocr_pool.submit(
+                    analyse, str(lc.path), lc.case.media_type, None, memory._settings, lc.case.submitted_at
+                )
                 expected, actual = memory.verdict(analysis, lc.case.id), on_redis.verdict(analysis, lc.case.id)
                 assert actual == expected, lc.case.id
                 seen.append((lc.case.id, actual.seen_before))

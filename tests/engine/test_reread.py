@@ -13,8 +13,16 @@ from rabench.engine.extract.reread import FRAMINGS, reread_amounts
 from rabench.engine.ocr import OcrLine
 
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
-ROWS = [("Bread", "3.20"), ("Milk", "1.15"), ("Cheese", "4.85"), ("Apples", "2.30"), ("Coffee", "6.40"),
-        ("Subtotal", "17.90"), ("Tax", "1.43"), ("TOTAL", "19.33")]
+ROWS = [
+    ("Bread", "3.20"),
+    ("Milk", "1.15"),
+    ("Cheese", "4.85"),
+    ("Apples", "2.30"),
+    ("Coffee", "6.40"),
+    ("Subtotal", "17.90"),
+    ("Tax", "1.43"),
+    ("TOTAL", "19.33"),
+]
 
 
 def _lines(rows: list[tuple[str, str, float]]) -> list[OcrLine]:
@@ -103,8 +111,12 @@ def test_a_re_read_that_disagrees_takes_a_proof_away_and_never_changes_a_sure_am
 
 def test_reconciling_takes_only_a_value_a_framing_read_and_only_one():
     # 150.00 at 0.80 for 130.00: one framing reads 130.00, which reconciles; the others 130.06
-    rows = [("Yarn", "130.00", 0.99), ("Subtotal", "130.00", 0.99), ("Total", "150.00", 0.80),
-            ("Payment", "130.00", 0.99)]
+    rows = [
+        ("Yarn", "130.00", 0.99),
+        ("Subtotal", "130.00", 0.99),
+        ("Total", "150.00", 0.80),
+        ("Payment", "130.00", 0.99),
+    ]
     lines = _lines(rows)
     ex, _ = _first(lines)
     assert ex.fields.total == 150.0
@@ -133,8 +145,12 @@ def _tall_receipt(tiny: int) -> Image.Image:
         draw.text((30, y), label, font=font, fill="black")
         if amount:
             f = small if label == "TOTAL" else font
-            draw.text((width - 30 - draw.textlength(amount, font=f), y + (size - tiny) // 2 if f is small else y),
-                      amount, font=f, fill="black")
+            draw.text(
+                (width - 30 - draw.textlength(amount, font=f), y + (size - tiny) // 2 if f is small else y),
+                amount,
+                font=f,
+                fill="black",
+            )
     return img
 
 
@@ -144,8 +160,14 @@ def test_a_total_printed_too_small_for_the_first_read_is_read_at_full_resolution
     first = ocr_mod.read_image(img)
     ex, result = _first(first.lines)
     assert ex.fields.total is None  # the first read missed the total's digits
-    out, lines, done = reread_amounts(first.lines, ex, result.check.status == "passed", lambda: (img, 1.0),
-                                      recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
+    out, lines, done = reread_amounts(
+        first.lines,
+        ex,
+        result.check.status == "passed",
+        lambda: (img, 1.0),
+        recognise=ocr_mod.recognise,
+        read_region=ocr_mod.read_region,
+    )
     assert out.fields.total == 19.33 and done.changed
     assert totals_add_up(out).check.status == "passed"
     assert any("re-read at full resolution" in d for d in out.doubts)
@@ -154,8 +176,12 @@ def test_a_total_printed_too_small_for_the_first_read_is_read_at_full_resolution
 def test_a_re_read_never_moves_the_total_to_another_row():
     # a forger's total (62.90, read at 0.90) under the receipt's own "Total incl. GST 31.47": a
     # framing reads it "12.90" (one digit), which would hand the total to the row above and reconcile
-    rows = [("Paper", "41.07", 0.99), ("Great Saving", "-9.60", 0.99), ("Total Incl GST", "31.47", 0.99),
-            ("Total", "62.90", 0.90)]
+    rows = [
+        ("Paper", "41.07", 0.99),
+        ("Great Saving", "-9.60", 0.99),
+        ("Total Incl GST", "31.47", 0.99),
+        ("Total", "62.90", 0.90),
+    ]
     lines = _lines(rows)
     ex, result = _first(lines)
     assert ex.fields.total == 62.9 and result.check.status != "passed"

@@ -44,7 +44,9 @@ def test_plausibility_alone_never_carries_a_receipt_to_the_flag_line():
     # a model that weighs plausibility heavily (as a fit on synthetic fakes can)
     model = risk_mod.RiskModel(
         features=["kind:plausibility", "kind:file_fact", "plausibility.receipt_age"],
-        coef=[3.0, 1.5, 2.0], intercept=-1.0)
+        coef=[3.0, 1.5, 2.0],
+        intercept=-1.0,
+    )
     assert risk_mod.probability(model, [AGE]) > 0.5
     held = risk_mod.risk(model, [AGE])
     assert risk_mod.HOLD_FROM <= held < 0.5  # raised, but not flagged
@@ -86,7 +88,9 @@ def test_opinions_alone_never_carry_a_receipt_to_the_flag_line_and_keep_their_or
     reasons raise the risk but, like plausibility, never flag by themselves."""
     model = risk_mod.RiskModel(
         features=["kind:opinion", "kind:file_fact", "check.amounts_unreconciled", "visual.noise_z"],
-        coef=[1.5, 0.8, 1.0, 0.4], intercept=-1.5)
+        coef=[1.5, 0.8, 1.0, 0.4],
+        intercept=-1.5,
+    )
     one = risk_mod.risk(model, [EDITOR, UNRECONCILED])
     two = risk_mod.risk(model, [EDITOR, UNRECONCILED, LOOKS_OFF])
     assert risk_mod.probability(model, [EDITOR, UNRECONCILED]) > 0.5

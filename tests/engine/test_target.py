@@ -17,15 +17,27 @@ from rabench.targets.base import CheckRequest, Target, TargetFailure
 from rabench.targets.registry import make_target
 
 ROWS = [
-    ("Receipt No. 4471-20", ""), ("Date: 25/12/2024", ""), ("", ""),
-    ("Flat White", "3.60"), ("Blueberry Muffin", "2.90"), ("", ""),
-    ("SUBTOTAL", "6.50"), ("Sales Tax 8%", "0.52"), ("TOTAL", "7.02"), ("Card", "7.02"),
+    ("Receipt No. 4471-20", ""),
+    ("Date: 25/12/2024", ""),
+    ("", ""),
+    ("Flat White", "3.60"),
+    ("Blueberry Muffin", "2.90"),
+    ("", ""),
+    ("SUBTOTAL", "6.50"),
+    ("Sales Tax 8%", "0.52"),
+    ("TOTAL", "7.02"),
+    ("Card", "7.02"),
 ]
 
 
 def _request(path: Path, media_type: str = "image/png", case_id: str | None = None) -> CheckRequest:
-    return CheckRequest(case_id=case_id or path.stem, original=path, media_type=media_type,
-                        prepared=path, prepared_media_type=media_type)
+    return CheckRequest(
+        case_id=case_id or path.stem,
+        original=path,
+        media_type=media_type,
+        prepared=path,
+        prepared_media_type=media_type,
+    )
 
 
 @pytest.fixture
@@ -92,9 +104,17 @@ def test_native_pdf_uses_its_text_layer(target, tmp_path):
     pdf = FPDF(format=(220, 300), unit="pt")
     pdf.add_page()
     pdf.set_font("helvetica", size=10)
-    for n, (label, amount) in enumerate([("Northwind Online Store", ""), ("Order: ORD-123456-12", ""),
-                                          ("Date: 2024-05-17", ""), ("Wireless Mouse", "24.99"),
-                                          ("Subtotal", "24.99"), ("Sales Tax 8.25%", "2.06"), ("Total", "$27.05")]):
+    for n, (label, amount) in enumerate(
+        [
+            ("Northwind Online Store", ""),
+            ("Order: ORD-123456-12", ""),
+            ("Date: 2024-05-17", ""),
+            ("Wireless Mouse", "24.99"),
+            ("Subtotal", "24.99"),
+            ("Sales Tax 8.25%", "2.06"),
+            ("Total", "$27.05"),
+        ]
+    ):
         pdf.text(10, 20 + 16 * n, label)
         if amount:
             pdf.text(160, 20 + 16 * n, amount)
@@ -133,7 +153,9 @@ def _jpeg_bytes(receipt_file) -> bytes:
         ("truncated.pdf", lambda b: b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog", "application/pdf", "PDF"),
     ],
 )
-def test_hostile_files_are_clear_errors_in_bounded_time(target, receipt_file, tmp_path, name, make, media_type, message):
+def test_hostile_files_are_clear_errors_in_bounded_time(
+    target, receipt_file, tmp_path, name, make, media_type, message
+):
     path = tmp_path / name
     path.write_bytes(make(_jpeg_bytes(receipt_file)))
     start = time.monotonic()
@@ -158,10 +180,17 @@ def test_png_declared_as_jpeg_is_still_read_and_noted(target, receipt_file):
     assert any(r.kind == "file_fact" and "image/png" in r.text.lower() or "PNG" in r.text for r in v.reasons)
 
 
-@pytest.mark.parametrize(("attr", "analyser"), [("file_signals", "provenance"), ("visual_signals", "visual forensics"),
-                                                ("make_fingerprint", "duplicate fingerprint")])
+@pytest.mark.parametrize(
+    ("attr", "analyser"),
+    [
+        ("file_signals", "provenance"),
+        ("visual_signals", "visual forensics"),
+        ("make_fingerprint", "duplicate fingerprint"),
+    ],
+)
 def test_a_crashing_analyser_is_an_error_outcome_not_a_verdict_without_its_signals(
-        target, receipt_file, monkeypatch, attr, analyser):
+    target, receipt_file, monkeypatch, attr, analyser
+):
     from rabench.engine import pipeline
 
     def broken(*args, **kwargs):
@@ -182,8 +211,7 @@ def test_a_missing_analyser_fails_loudly_at_start():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['rabench.engine.forensics'] = None\n"
-            "import rabench.engine.target\n")
+    code = "import sys; sys.modules['rabench.engine.forensics'] = None\nimport rabench.engine.target\n"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     last = done.stderr.strip().splitlines()[-1]
     assert done.returncode != 0 and last.startswith(("ImportError", "ModuleNotFoundError"))
@@ -194,10 +222,27 @@ def test_diagnostics_reach_the_verdict(target, receipt_file):
     path = receipt_file(ROWS, title="BEAN THERE COFFEE")
     plain = SelfTarget("self", C({}), pool=target._pool)
     asyncio.run(plain.open())
-    v = _check(plain, CheckRequest(case_id="d", original=path, media_type="image/png",
-                                   prepared=path.with_name("missing.png"), prepared_media_type="image/png"))
+    v = _check(
+        plain,
+        CheckRequest(
+            case_id="d",
+            original=path,
+            media_type="image/png",
+            prepared=path.with_name("missing.png"),
+            prepared_media_type="image/png",
+        ),
+    )
     assert any("no submission time" in d for d in v.diagnostics)
     assert any("no prepared image" in d for d in v.diagnostics)
-    timed = _check(plain, CheckRequest(case_id="e", original=path, media_type="image/png", prepared=path,
-                                       prepared_media_type="image/png", submitted_at="2025-01-02T10:00:00Z"))
+    timed = _check(
+        plain,
+        CheckRequest(
+            case_id="e",
+            original=path,
+            media_type="image/png",
+            prepared=path,
+            prepared_media_type="image/png",
+            submitted_at="2025-01-02T10:00:00Z",
+        ),
+    )
     assert timed.diagnostics == []

@@ -11,8 +11,17 @@ from rabench.contracts import SuiteHeader
 
 
 def test_check_prints_one_verdict_as_json(receipt_file, capsys):
-    path = receipt_file([("Receipt No. 1234-56", ""), ("Date: 25/12/2024", ""), ("Tea", "2.50"),
-                         ("SUBTOTAL", "2.50"), ("Sales Tax 8%", "0.20"), ("TOTAL", "$2.70")], title="CORNER DELI")
+    path = receipt_file(
+        [
+            ("Receipt No. 1234-56", ""),
+            ("Date: 25/12/2024", ""),
+            ("Tea", "2.50"),
+            ("SUBTOTAL", "2.50"),
+            ("Sales Tax 8%", "0.20"),
+            ("TOTAL", "$2.70"),
+        ],
+        title="CORNER DELI",
+    )
     assert main(["engine", "check", str(path), "--today", "2025-01-01"]) == 0
     verdict = json.loads(capsys.readouterr().out)
     assert verdict["fields"]["total"] == 2.70 and verdict["checks"][0]["status"] == "passed"
@@ -73,12 +82,24 @@ def test_fit_pools_the_base_cases_of_several_suites(tmp_path, capsys):
         roots.append(root)
     out, results = tmp_path / "model.json", tmp_path / "results.jsonl"
     suites = [a for root in roots for a in ("--suite", str(root))]
-    argv = ["engine", "fit", "--workers", "1", "--out", str(out), "--cache", str(tmp_path / "cache"),
-            "--results", str(results), *suites]
+    argv = [
+        "engine",
+        "fit",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--results",
+        str(results),
+        *suites,
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     model = json.loads(out.read_text())
     assert model["n_cases"] == len(pdfs) and model["n_fakes"] == sum(
-        c["label"]["authenticity"]["verdict"] == "fake" for c in pdfs)
+        c["label"]["authenticity"]["verdict"] == "fake" for c in pdfs
+    )
     assert model["suite"] == "mix/part0 + mix/part1" and model["split"] == "dev"
     assert "seed=100" in model["notes"] and "seed=101" in model["notes"]
     # --reuse refits from the recorded signals without running the engine: the same model
@@ -86,7 +107,8 @@ def test_fit_pools_the_base_cases_of_several_suites(tmp_path, capsys):
     assert main(["engine", "fit", "--out", str(again), "--reuse", str(results), *suites]) == 0
     refit = json.loads(again.read_text())
     assert {k: refit[k] for k in ("features", "coef", "intercept", "knees", "n_cases")} == {
-        k: model[k] for k in ("features", "coef", "intercept", "knees", "n_cases")}
+        k: model[k] for k in ("features", "coef", "intercept", "knees", "n_cases")
+    }
     # ...and refuses a results file that is not these suites' cases in this order
     capsys.readouterr()
     swapped = ["--suite", str(roots[1]), "--suite", str(roots[0])]
@@ -94,8 +116,15 @@ def test_fit_pools_the_base_cases_of_several_suites(tmp_path, capsys):
     assert "not the cases of" in capsys.readouterr().err
 
 
-ROWS = [("Receipt No. 1234-56", ""), ("Date: 25/12/2024", ""), ("Tea", "2.50"), ("Scone", "3.10"),
-        ("SUBTOTAL", "5.60"), ("Sales Tax 8%", "0.45"), ("TOTAL", "$6.05")]
+ROWS = [
+    ("Receipt No. 1234-56", ""),
+    ("Date: 25/12/2024", ""),
+    ("Tea", "2.50"),
+    ("Scone", "3.10"),
+    ("SUBTOTAL", "5.60"),
+    ("Sales Tax 8%", "0.45"),
+    ("TOTAL", "$6.05"),
+]
 
 
 def _sideways_photo(render, path) -> bytes:
@@ -124,11 +153,17 @@ def _one_case_suite(root, name: str, data: bytes):
     root.mkdir()
     (root / name).write_bytes(data)
     enc = msgspec.json.Encoder()
-    case = Case(id="c1", file=name, sha256=hashlib.sha256(data).hexdigest(), media_type="image/jpeg",
-                label=ReceiptLabel(authenticity=Authenticity(verdict="genuine"), total=6.05, currency="USD"),
-                submitted_at="2025-01-02T09:00:00Z")
-    (root / "manifest.jsonl").write_bytes(enc.encode(SuiteHeader(suite="receipt", name="one")) + b"\n"
-                                          + enc.encode(case) + b"\n")
+    case = Case(
+        id="c1",
+        file=name,
+        sha256=hashlib.sha256(data).hexdigest(),
+        media_type="image/jpeg",
+        label=ReceiptLabel(authenticity=Authenticity(verdict="genuine"), total=6.05, currency="USD"),
+        submitted_at="2025-01-02T09:00:00Z",
+    )
+    (root / "manifest.jsonl").write_bytes(
+        enc.encode(SuiteHeader(suite="receipt", name="one")) + b"\n" + enc.encode(case) + b"\n"
+    )
     return root
 
 
@@ -153,8 +188,26 @@ def test_check_prepares_the_file_as_a_run_does_and_gives_the_runs_verdict(render
     suite = _one_case_suite(tmp_path / "suite", "photo.jpg", data)
     config = tmp_path / "targets.toml"
     config.write_text('[self]\nworkers = 1\npool = "thread"\n')
-    assert main(["run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--target", "self",
-                 "--config", str(config), "--cache", str(cache), "--progress", "none"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp_path / "run"),
+                "--target",
+                "self",
+                "--config",
+                str(config),
+                "--cache",
+                str(cache),
+                "--progress",
+                "none",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     (line,) = (tmp_path / "run" / "outcomes.jsonl").read_bytes().splitlines()
     outcome = msgspec.json.decode(line, type=Outcome)

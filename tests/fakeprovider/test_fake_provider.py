@@ -15,7 +15,13 @@ from receipt_suite import make_suite, receipt_png
 
 from rabench.errors import UserError
 from rabench.fakeprovider import (
-    BUILTIN, BackgroundFakeProvider, FakeProvider, Latency, ModelProfile, Profile, load_profile,
+    BUILTIN,
+    BackgroundFakeProvider,
+    FakeProvider,
+    Latency,
+    ModelProfile,
+    Profile,
+    load_profile,
     load_suite_labels,
 )
 from rabench.targets.base import CheckRequest
@@ -54,6 +60,7 @@ def test_script_first_then_weighted_mix():
 
 def test_latency_distributions():
     import random
+
     rng = random.Random(0)
     assert Latency(ms=250).draw(rng) == 0.25
     u = [Latency(dist="uniform", min_ms=10, max_ms=20).draw(rng) for _ in range(500)]
@@ -67,12 +74,14 @@ def test_builtin_and_file_profiles(tmp_path):
     for name in BUILTIN:
         assert load_profile(name).name == name
     f = tmp_path / "p.toml"
-    f.write_text('seed = 9\n[default]\nmix = {right = 1}\n[models."flaky-1"]\nscript = ["429", "right"]\n'
-                 'retry_after = "0"\n[models."flaky-1".latency]\ndist = "uniform"\nmin_ms = 1\nmax_ms = 2\n')
+    f.write_text(
+        'seed = 9\n[default]\nmix = {right = 1}\n[models."flaky-1"]\nscript = ["429", "right"]\n'
+        'retry_after = "0"\n[models."flaky-1".latency]\ndist = "uniform"\nmin_ms = 1\nmax_ms = 2\n'
+    )
     p = load_profile(str(f))
     assert p.name == "p" and p.seed == 9 and p.for_model("flaky-1").script == ["429", "right"]
     assert p.for_model("other").script == []
-    f.write_text('[default]\nmix = {rigth = 1}\n')
+    f.write_text("[default]\nmix = {rigth = 1}\n")
     with pytest.raises(UserError, match="rigth"):
         load_profile(str(f))
     with pytest.raises(UserError, match="nope"):
@@ -92,9 +101,17 @@ async def test_right_answers_come_from_the_suite_labels(tmp_path, monkeypatch):
         verdicts = []
         for i in range(3):
             path = suite / f"r{i:03d}.png"
-            verdicts.append(await target.check(CheckRequest(
-                case_id=f"c{i}", original=path, media_type="image/png", prepared=path,
-                prepared_media_type="image/png")))
+            verdicts.append(
+                await target.check(
+                    CheckRequest(
+                        case_id=f"c{i}",
+                        original=path,
+                        media_type="image/png",
+                        prepared=path,
+                        prepared_media_type="image/png",
+                    )
+                )
+            )
         await target.close()
     assert [v.fields.merchant for v in verdicts] == ["Shop 0", "Shop 1", "Shop 2"]
     assert [v.fields.total for v in verdicts] == [10.5, 11.5, 12.5]
@@ -107,12 +124,14 @@ async def test_right_answers_come_from_the_suite_labels(tmp_path, monkeypatch):
 async def test_requests_without_key_or_image_are_refused_in_the_providers_format():
     async with FakeProvider(Profile()) as fake:
         import aiohttp
+
         async with aiohttp.ClientSession() as s:
             async with s.post(f"{fake.url}/v1/messages", json={"model": "m", "messages": []}) as r:
                 assert r.status == 401
                 assert (await r.json())["type"] == "error"
-            async with s.post(f"{fake.url}/v1beta/models/m:generateContent",
-                              headers={"x-goog-api-key": "k"}, json={"contents": []}) as r:
+            async with s.post(
+                f"{fake.url}/v1beta/models/m:generateContent", headers={"x-goog-api-key": "k"}, json={"contents": []}
+            ) as r:
                 assert r.status == 400
                 assert (await r.json())["error"]["status"] == "INVALID_ARGUMENT"
     assert [r.behaviour for r in fake.requests] == ["401", "400"]
@@ -121,11 +140,23 @@ async def test_requests_without_key_or_image_are_refused_in_the_providers_format
 @pytest.mark.anyio
 async def test_an_unrecorded_fake_keeps_no_request_log_but_still_scripts_by_attempt():
     # the CLI serves with record=False: a long load run must not grow a log nobody can read
-    profile = Profile(models={"m": ModelProfile(script=["429", "right"], retry_after="0",
-                                                latency=Latency(dist="fixed", ms=0))})
-    body = {"model": "m", "messages": [{"role": "user", "content": [
-        {"type": "image_url", "image_url": {"url": "data:image/png;base64,"
-                                            + base64.b64encode(receipt_png(1)).decode()}}]}]}
+    profile = Profile(
+        models={"m": ModelProfile(script=["429", "right"], retry_after="0", latency=Latency(dist="fixed", ms=0))}
+    )
+    body = {
+        "model": "m",
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "data:image/png;base64," + base64.b64encode(receipt_png(1)).decode()},
+                    }
+                ],
+            }
+        ],
+    }
     import aiohttp
 
     statuses = {}
@@ -133,8 +164,9 @@ async def test_an_unrecorded_fake_keeps_no_request_log_but_still_scripts_by_atte
         async with FakeProvider(profile, record=record) as fake, aiohttp.ClientSession() as s:
             got = []
             for _ in range(3):
-                async with s.post(f"{fake.url}/v1/chat/completions", json=body,
-                                  headers={"Authorization": "Bearer k"}) as r:
+                async with s.post(
+                    f"{fake.url}/v1/chat/completions", json=body, headers={"Authorization": "Bearer k"}
+                ) as r:
                     got.append(r.status)
             statuses[record] = got
             assert len(fake.requests) == (3 if record else 0)
@@ -151,17 +183,35 @@ def test_gateway_model_list_with_prices_runs_in_a_background_thread():
 
 def test_cli_serves_until_stopped(tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "rabench", "fake-provider", "--port", "0",
-                             "--profile", "healthy"], stdout=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rabench", "fake-provider", "--port", "0", "--profile", "healthy"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         first = proc.stdout.readline()
         url = first.split(" on ", 1)[1].split(" ", 1)[0]
-        body = {"model": "gpt-5", "messages": [{"role": "user", "content": [
-            {"type": "text", "text": "hi"},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,"
-                                                + base64.b64encode(receipt_png(1)).decode()}}]}]}
-        req = urllib.request.Request(f"{url}/v1/chat/completions", data=json.dumps(body).encode(),
-                                     headers={"Authorization": "Bearer x", "Content-Type": "application/json"})
+        body = {
+            "model": "gpt-5",
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "hi"},
+                        {
+                            "type": "image_url",
+                            "image_url": {"url": "data:image/png;base64," + base64.b64encode(receipt_png(1)).decode()},
+                        },
+                    ],
+                }
+            ],
+        }
+        req = urllib.request.Request(
+            f"{url}/v1/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Authorization": "Bearer x", "Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             answer = json.loads(resp.read())
         assert answer["model"] == "gpt-5" and "total" in answer["choices"][0]["message"]["content"]
@@ -171,6 +221,10 @@ def test_cli_serves_until_stopped(tmp_path):
 
 
 def test_cli_bad_profile_is_one_line():
-    out = subprocess.run([sys.executable, "-m", "rabench", "fake-provider", "--profile", "missing.toml"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "rabench", "fake-provider", "--profile", "missing.toml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "Traceback" not in out.stderr and "missing.toml" in out.stderr

@@ -99,12 +99,15 @@ def _png_claiming(width, height):
     return bytes(data)
 
 
-@pytest.mark.parametrize("data,expected", [
-    (b"", "empty file"),
-    (b"not an image at all", "unreadable file"),
-    (_jpeg(Image.new("RGB", (50, 50)))[:200], "unreadable file"),  # truncated
-    (b"%PDF-1.4 garbage", "unreadable PDF"),
-])
+@pytest.mark.parametrize(
+    "data,expected",
+    [
+        (b"", "empty file"),
+        (b"not an image at all", "unreadable file"),
+        (_jpeg(Image.new("RGB", (50, 50)))[:200], "unreadable file"),  # truncated
+        (b"%PDF-1.4 garbage", "unreadable PDF"),
+    ],
+)
 def test_corrupt_files_give_one_line(data, expected):
     with pytest.raises(PreparationError) as e:
         prepare_bytes(data, "image/jpeg")
@@ -163,7 +166,7 @@ def test_concurrent_requests_prepare_each_file_once_and_hits_cost_no_decoding(tm
 
 
 def test_a_file_that_does_not_match_its_sha256_is_an_error_not_a_cache_entry(tmp_path):
-    (path, sha), = _files(tmp_path, 1)
+    ((path, sha),) = _files(tmp_path, 1)
     cache = PrepCache(tmp_path / "cache")
     with pytest.raises(PreparationError, match="does not match"):
         anyio.run(lambda: cache.get(path, "0" * 64))
@@ -202,11 +205,14 @@ def test_two_processes_preparing_the_same_files_leave_whole_files(tmp_path):
 
 
 def test_a_file_replaced_after_it_was_cached_is_an_error_not_the_stale_image(tmp_path):
-    (path, sha), = _files(tmp_path, 1)
+    ((path, sha),) = _files(tmp_path, 1)
     first = anyio.run(lambda: PrepCache(tmp_path / "cache").get(path, sha, "image/jpeg"))
     path.write_bytes(_jpeg(_marked(200, 90)))  # another receipt under the same name
-    with pytest.raises(PreparationError, match=rf"the file's sha256 [0-9a-f]{{12}}\.\.\. does not match "
-                                              rf"the manifest's {sha[:12]}\.\.\."):
+    with pytest.raises(
+        PreparationError,
+        match=rf"the file's sha256 [0-9a-f]{{12}}\.\.\. does not match "
+        rf"the manifest's {sha[:12]}\.\.\.",
+    ):
         anyio.run(lambda: PrepCache(tmp_path / "cache").get(path, sha, "image/jpeg"))
     # the manifest updated too: the new bytes are prepared, not the old entry served
     new_sha = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -223,7 +229,7 @@ def test_a_wrong_sha256_never_shows_another_files_image(tmp_path):
 
 
 def test_a_file_changed_during_a_run_is_hashed_again(tmp_path):
-    (path, sha), = _files(tmp_path, 1)
+    ((path, sha),) = _files(tmp_path, 1)
     cache = PrepCache(tmp_path / "cache")
     anyio.run(lambda: cache.get(path, sha, "image/jpeg"))
     anyio.run(lambda: cache.get(path, sha, "image/jpeg"))

@@ -52,8 +52,12 @@ def png_bomb(side: int = 40_000) -> bytes:
     parts = [comp.compress(row) for _ in range(side)]
     parts.append(comp.flush())
     idat = b"".join(parts)
-    return (b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
-            + _chunk(b"IDAT", idat) + _chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
+        + _chunk(b"IDAT", idat)
+        + _chunk(b"IEND", b"")
+    )
 
 
 def jpeg_bomb(side: int = 65_000) -> bytes:
@@ -62,9 +66,9 @@ def jpeg_bomb(side: int = 65_000) -> bytes:
     pos = 2
     while pos < len(data):
         marker = data[pos + 1]
-        length = struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        length = struct.unpack(">H", data[pos + 2 : pos + 4])[0]
         if marker in (0xC0, 0xC1, 0xC2):
-            data[pos + 5:pos + 9] = struct.pack(">HH", side, side)
+            data[pos + 5 : pos + 9] = struct.pack(">HH", side, side)
             return bytes(data)
         pos += 2 + length
     raise AssertionError("no SOF marker")
@@ -80,9 +84,9 @@ def corrupt_jpeg() -> bytes:
     pos = 2
     while pos < len(data):
         marker = data[pos + 1]
-        length = struct.unpack(">H", data[pos + 2:pos + 4])[0]
+        length = struct.unpack(">H", data[pos + 2 : pos + 4])[0]
         if marker == 0xC4:  # DHT
-            data[pos + 4:pos + 2 + length] = bytes((i * 97 + 13) % 256 for i in range(length - 2))
+            data[pos + 4 : pos + 2 + length] = bytes((i * 97 + 13) % 256 for i in range(length - 2))
         if marker == 0xDA:
             break
         pos += 2 + length
@@ -93,7 +97,7 @@ def corrupt_png() -> bytes:
     """Chunks intact, the compressed pixel stream overwritten with garbage."""
     data = bytearray(receipt_png())
     pos = data.find(b"IDAT") + 4
-    data[pos + 2:pos + 200] = bytes((i * 131 + 7) % 256 for i in range(198))
+    data[pos + 2 : pos + 200] = bytes((i * 131 + 7) % 256 for i in range(198))
     return bytes(data)
 
 
@@ -131,14 +135,17 @@ def pdf_deep_nesting(depth: int = 200_000) -> bytes:
     """A one-page PDF whose page dictionary holds an array nested ``depth`` levels deep."""
     nested = b"[" * depth + b"1" + b"]" * depth
     content = b"BT /F1 12 Tf 20 260 Td (TOTAL 8.50) Tj ET"
-    return _pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Contents 4 0 R /Resources << /Font << /F1 3 0 R >> >> /Junk "
-        + nested + b" >>",
-    ])
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 300] /Contents 4 0 R /Resources << /Font << /F1 3 0 R >> >> /Junk "
+            + nested
+            + b" >>",
+        ]
+    )
 
 
 def corrupt_pdf() -> bytes:
@@ -163,12 +170,20 @@ def jpeg_absurd_exif() -> bytes:
 
 def jpeg_malformed_xmp() -> bytes:
     """An XMP packet with invalid UTF-8, an entity-expansion bomb ("billion laughs") and unclosed tags."""
-    lol = b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">' + b"".join(
-        b'<!ENTITY %c "%s">' % (ord("b") + i, (b"&%c;" % (ord("a") + i)) * 10) for i in range(8)) + b"]>"
-    packet = (b"http://ns.adobe.com/xap/1.0/\x00" + b'<?xpacket begin="\xef\xbb\xbf"?>' + lol
-              + b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
-              + b'<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="\xff\xfe\xc3\x28&i;">'
-              + b"<xmp:Junk>" * 5000 + b"\xed\xa0\x80 broken")
+    lol = (
+        b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">'
+        + b"".join(b'<!ENTITY %c "%s">' % (ord("b") + i, (b"&%c;" % (ord("a") + i)) * 10) for i in range(8))
+        + b"]>"
+    )
+    packet = (
+        b"http://ns.adobe.com/xap/1.0/\x00"
+        + b'<?xpacket begin="\xef\xbb\xbf"?>'
+        + lol
+        + b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+        + b'<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmp:CreatorTool="\xff\xfe\xc3\x28&i;">'
+        + b"<xmp:Junk>" * 5000
+        + b"\xed\xa0\x80 broken"
+    )
     return _jpeg_with_app1(packet)
 
 

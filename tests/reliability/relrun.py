@@ -47,8 +47,9 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_measured(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: float,
-                 stdout_path: Path, stderr_path: Path) -> Finished:
+def run_measured(
+    cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: float, stdout_path: Path, stderr_path: Path
+) -> Finished:
     """Run to completion (killed after ``timeout_s``); output goes to files so it can be grepped later."""
     t0 = time.monotonic()
     peak_kb = tree_kb = 0
@@ -67,8 +68,14 @@ def run_measured(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout_s: f
                 break
             time.sleep(0.05)
     proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from waiting again
-    return Finished(proc.returncode, stdout_path.read_text(errors="replace"), stderr_path.read_text(errors="replace"),
-                    time.monotonic() - t0, (peak_kb or usage.ru_maxrss) / 1024, tree_kb / 1024)
+    return Finished(
+        proc.returncode,
+        stdout_path.read_text(errors="replace"),
+        stderr_path.read_text(errors="replace"),
+        time.monotonic() - t0,
+        (peak_kb or usage.ru_maxrss) / 1024,
+        tree_kb / 1024,
+    )
 
 
 def _status_kb(pid: int, key: bytes) -> int:
@@ -120,8 +127,9 @@ def write_suite(root: Path, files: list[tuple[str, str, bytes, str]], name: str 
     lines = [enc.encode(SuiteHeader(suite="receipt", name=name))]
     for cid, fname, data, media in files:
         (root / fname).write_bytes(data)
-        lines.append(enc.encode(Case(id=cid, file=fname, sha256=hashlib.sha256(data).hexdigest(),
-                                     media_type=media, label=label)))
+        lines.append(
+            enc.encode(Case(id=cid, file=fname, sha256=hashlib.sha256(data).hexdigest(), media_type=media, label=label))
+        )
     (root / "manifest.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root
 

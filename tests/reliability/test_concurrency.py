@@ -36,15 +36,29 @@ def test_second_run_on_the_same_out_refuses_with_one_line(tmp_path):
     suite = write_suite(tmp_path / "suite", [(f"c{i:03d}", f"r{i}.png", receipt_png(i), "image/png") for i in range(n)])
     out = tmp_path / "run"
     # 0.5 s per unit, one at a time: the first run holds the folder for 20 s unless stopped
-    cmd = rabench_cmd("run", "--suite", str(suite), "--out", str(out), "--target", "null:slow=0.5",
-                      "--concurrency", "null=1", "--progress", "none", "--cache", str(tmp_path / "cache"))
+    cmd = rabench_cmd(
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--target",
+        "null:slow=0.5",
+        "--concurrency",
+        "null=1",
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+    )
     env = child_env()
     first = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_for(lambda: (out / "outcomes.jsonl").exists() and (out / "outcomes.jsonl").stat().st_size > 0)
         for attempt in (cmd, rabench_cmd("run", "--out", str(out), "--resume", "--progress", "none")):
-            second = run_measured(attempt, env=env, cwd=ROOT, timeout_s=30,
-                                  stdout_path=tmp_path / "o.txt", stderr_path=tmp_path / "e.txt")
+            second = run_measured(
+                attempt, env=env, cwd=ROOT, timeout_s=30, stdout_path=tmp_path / "o.txt", stderr_path=tmp_path / "e.txt"
+            )
             assert second.rc == 2
             lines = second.stderr.strip().splitlines()
             assert len(lines) == 1, second.stderr
@@ -58,9 +72,14 @@ def test_second_run_on_the_same_out_refuses_with_one_line(tmp_path):
             first.wait()
     written = len(outcomes(out))
     assert 0 < written < n
-    again = run_measured(rabench_cmd("run", "--out", str(out), "--resume", "--concurrency", "null=64",
-                                     "--progress", "none"),
-                         env=env, cwd=ROOT, timeout_s=60, stdout_path=tmp_path / "o2.txt", stderr_path=tmp_path / "e2.txt")
+    again = run_measured(
+        rabench_cmd("run", "--out", str(out), "--resume", "--concurrency", "null=64", "--progress", "none"),
+        env=env,
+        cwd=ROOT,
+        timeout_s=60,
+        stdout_path=tmp_path / "o2.txt",
+        stderr_path=tmp_path / "e2.txt",
+    )
     assert again.rc == 0, again.stderr
     got = outcomes(out)
     assert len(got) == n and len({o.case_id for o in got}) == n  # nothing doubled, nothing interleaved
@@ -83,9 +102,26 @@ def _two_runs_into_one_cache(root, files, n):
     cache = root / "cache"
     env = child_env()
     procs = [
-        subprocess.Popen(rabench_cmd("run", "--suite", str(suite), "--out", str(root / f"run{k}"), "--target",
-                                     "null", "--progress", "none", "--cache", str(cache)),
-                         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            rabench_cmd(
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(root / f"run{k}"),
+                "--target",
+                "null",
+                "--progress",
+                "none",
+                "--cache",
+                str(cache),
+            ),
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k in range(2)
     ]
     results = [p.communicate(timeout=120) for p in procs]

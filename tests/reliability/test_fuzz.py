@@ -36,8 +36,12 @@ from rabench.prepare.image import MAX_BYTES, MAX_SIDE, PreparationError, prepare
 # 120 fixed examples per test in `make test` (seconds, reproducible); RABENCH_FUZZ_EXAMPLES=5000
 # explores further with fresh random examples each time (docs/reliability.md).
 EXAMPLES = int(os.environ.get("RABENCH_FUZZ_EXAMPLES", "120"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=3), derandomize=EXAMPLES == 120,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=timedelta(seconds=3),
+    derandomize=EXAMPLES == 120,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 XMP_PACKET = (
     b'<?xpacket begin="\xef\xbb\xbf" id="W5M0MpCehiHzreSzNTczkc9d"?>'
@@ -45,7 +49,7 @@ XMP_PACKET = (
     b'<rdf:Description xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:Iptc4xmpExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/"'
     b' xmp:CreatorTool="Adobe Photoshop 25.0" xmp:CreateDate="2025-03-14T10:00:00"'
     b' Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia"/>'
-    b"</rdf:RDF></x:xmpmeta><?xpacket end=\"w\"?>"
+    b'</rdf:RDF></x:xmpmeta><?xpacket end="w"?>'
 )
 
 
@@ -57,13 +61,22 @@ def _jpeg_with_metadata() -> bytes:
     im = _small(receipt_image(7))
     thumb = io.BytesIO()
     im.resize((40, 30)).save(thumb, "JPEG")
-    exif_bytes = piexif.dump({
-        "0th": {piexif.ImageIFD.Make: b"Phone", piexif.ImageIFD.Model: b"X1", piexif.ImageIFD.Software: b"GIMP 2.10",
-                piexif.ImageIFD.Orientation: 1},
-        "Exif": {piexif.ExifIFD.DateTimeOriginal: b"2025:03:14 10:00:00", piexif.ExifIFD.OffsetTimeOriginal: b"+01:00"},
-        "1st": {piexif.ImageIFD.JPEGInterchangeFormat: 0, piexif.ImageIFD.JPEGInterchangeFormatLength: 0},
-        "thumbnail": thumb.getvalue(),
-    })
+    exif_bytes = piexif.dump(
+        {
+            "0th": {
+                piexif.ImageIFD.Make: b"Phone",
+                piexif.ImageIFD.Model: b"X1",
+                piexif.ImageIFD.Software: b"GIMP 2.10",
+                piexif.ImageIFD.Orientation: 1,
+            },
+            "Exif": {
+                piexif.ExifIFD.DateTimeOriginal: b"2025:03:14 10:00:00",
+                piexif.ExifIFD.OffsetTimeOriginal: b"+01:00",
+            },
+            "1st": {piexif.ImageIFD.JPEGInterchangeFormat: 0, piexif.ImageIFD.JPEGInterchangeFormatLength: 0},
+            "thumbnail": thumb.getvalue(),
+        }
+    )
     buf = io.BytesIO()
     im.save(buf, "JPEG", quality=80, exif=exif_bytes)
     data = buf.getvalue()
@@ -83,9 +96,11 @@ def _png_with_text() -> bytes:
 
 def _pdf_two_revisions() -> bytes:
     base = receipt_pdf()
-    update = (b"\n6 0 obj\n<< /Producer (iLovePDF) /ModDate (D:20250314100000) >>\nendobj\n"
-              b"xref\n6 1\n0000000000 00000 n \ntrailer\n<< /Size 7 /Root 1 0 R /Info 6 0 R /Prev 0 >>\n"
-              b"startxref\n0\n%%EOF\n")
+    update = (
+        b"\n6 0 obj\n<< /Producer (iLovePDF) /ModDate (D:20250314100000) >>\nendobj\n"
+        b"xref\n6 1\n0000000000 00000 n \ntrailer\n<< /Size 7 /Root 1 0 R /Info 6 0 R /Prev 0 >>\n"
+        b"startxref\n0\n%%EOF\n"
+    )
     return base + update
 
 
@@ -117,13 +132,19 @@ def mutated(draw, seed: bytes) -> bytes:
 
 def any_file():
     return st.sampled_from(sorted(SEEDS)).flatmap(
-        lambda media: st.tuples(st.just(media), st.one_of(mutated(SEEDS[media]), st.binary(max_size=2048))))
+        lambda media: st.tuples(st.just(media), st.one_of(mutated(SEEDS[media]), st.binary(max_size=2048)))
+    )
 
 
 # --------------------------------------------------------------------------- suite loader
 
-VALID_CASE = {"id": "c1", "file": "a.jpg", "sha256": "0" * 64, "media_type": "image/jpeg",
-              "label": {"suite": "receipt", "authenticity": {"verdict": "genuine"}, "total": 1.0}}
+VALID_CASE = {
+    "id": "c1",
+    "file": "a.jpg",
+    "sha256": "0" * 64,
+    "media_type": "image/jpeg",
+    "label": {"suite": "receipt", "authenticity": {"verdict": "genuine"}, "total": 1.0},
+}
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -144,8 +165,21 @@ def manifest_line(draw) -> bytes:
         key = draw(st.sampled_from(sorted(case) + ["after", "lineage", "tags", "extra"]))
         case[key] = draw(json_values)
     else:
-        case["file"] = draw(st.sampled_from(["../outside.jpg", "/etc/passwd", "a/../../x.jpg", "a\\..\\x",
-                                             "", ".", "sub/../a.jpg", "link.jpg", "a.jpg\x00.png"]))
+        case["file"] = draw(
+            st.sampled_from(
+                [
+                    "../outside.jpg",
+                    "/etc/passwd",
+                    "a/../../x.jpg",
+                    "a\\..\\x",
+                    "",
+                    ".",
+                    "sub/../a.jpg",
+                    "link.jpg",
+                    "a.jpg\x00.png",
+                ]
+            )
+        )
     return json.dumps(case).encode()
 
 
@@ -175,6 +209,7 @@ def test_fuzz_manifest_lines_load_or_fail_with_one_line(lines):
 
 # --------------------------------------------------------------------------- preparation
 
+
 @FUZZ
 @given(item=any_file())
 def test_fuzz_preparation_prepares_or_refuses(item):
@@ -192,6 +227,7 @@ def test_fuzz_preparation_prepares_or_refuses(item):
 
 
 # --------------------------------------------------------------------------- engine metadata readers
+
 
 @FUZZ
 @given(item=any_file(), printed=st.sampled_from([None, "2025-03-14", "1999-01-01"]))
@@ -217,8 +253,13 @@ def test_fuzz_container_and_exif_parsers(data):
 
 
 @FUZZ
-@given(packet=st.one_of(mutated(XMP_PACKET), st.binary(max_size=1024),
-                        st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+@given(
+    packet=st.one_of(
+        mutated(XMP_PACKET),
+        st.binary(max_size=1024),
+        st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    )
+)
 def test_fuzz_xmp_parser(packet):
     facts = xmp.parse_xmp(packet)
     assert len(facts.history) <= xmp.MAX_HISTORY + 64 and len(facts.tools) <= 64

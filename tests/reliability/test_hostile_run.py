@@ -67,20 +67,43 @@ def hostile_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
     files = [("good_first", "good0.jpg", receipt_jpeg(1), "image/jpeg")]
     files += [(kind, HOSTILE[kind][0], build(kind), HOSTILE[kind][1]) for kind in HOSTILE]
-    files += [("good_last_1", "good1.png", receipt_png(2), "image/png"),
-              ("good_last_2", "good2.jpg", receipt_jpeg(3), "image/jpeg")]
+    files += [
+        ("good_last_1", "good1.png", receipt_png(2), "image/png"),
+        ("good_last_2", "good2.jpg", receipt_jpeg(3), "image/jpeg"),
+    ]
     suite = write_suite(tmp / "suite", files)
     config = tmp / "targets.toml"
-    config.write_text('[defaults]\ntimeout_s = 60\n[self]\nworkers = 1\ntoday = "2025-06-01"\n'
-                      "[providers.openai-compatible]\nconcurrency = 4\n")
+    config.write_text(
+        '[defaults]\ntimeout_s = 60\n[self]\nworkers = 1\ntoday = "2025-06-01"\n'
+        "[providers.openai-compatible]\nconcurrency = 4\n"
+    )
     profile = Profile(seed=0, default=ModelProfile(latency=Latency(ms=1)))
     with BackgroundFakeProvider(profile) as fake:
         env = child_env({**fake.env(), "OPENAI_COMPATIBLE_API_KEY": KEY})
         done = run_measured(
-            rabench_cmd("run", "--suite", str(suite), "--out", str(tmp / "run"), "--config", str(config),
-                        "--target", "self", "--target", DIY, "--progress", "none", "--cache", str(tmp / "cache")),
-            env=env, cwd=ROOT, timeout_s=RUN_TIMEOUT_S,
-            stdout_path=tmp / "stdout.txt", stderr_path=tmp / "stderr.txt")
+            rabench_cmd(
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp / "run"),
+                "--config",
+                str(config),
+                "--target",
+                "self",
+                "--target",
+                DIY,
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp / "cache"),
+            ),
+            env=env,
+            cwd=ROOT,
+            timeout_s=RUN_TIMEOUT_S,
+            stdout_path=tmp / "stdout.txt",
+            stderr_path=tmp / "stderr.txt",
+        )
         requests = list(fake.requests)
     by = {(o.case_id, o.target): o for o in outcomes(tmp / "run")}
     return done, by, requests, files

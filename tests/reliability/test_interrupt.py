@@ -31,8 +31,14 @@ EXIT_BOUND_S = 2.0
 
 def _start(args: list[str], tmp: Path, cwd: Path = ROOT) -> tuple[subprocess.Popen, Path]:
     err = tmp / "stderr.txt"
-    proc = subprocess.Popen(rabench_cmd(*args), env=child_env(), cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=err.open("wb"), start_new_session=True)
+    proc = subprocess.Popen(
+        rabench_cmd(*args),
+        env=child_env(),
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=err.open("wb"),
+        start_new_session=True,
+    )
     return proc, err
 
 
@@ -87,10 +93,28 @@ def _dense_text(side: int = 800) -> bytes:
 
 def test_ctrl_c_while_a_file_is_being_prepared(tmp_path):
     slow = many_scans_jpeg(6000, MAX_JPEG_SCANS - 6)  # within every cap, ~8 s to decode
-    suite = write_suite(tmp_path / "suite", [("slow", "slow.jpg", slow, "image/jpeg"),
-                                             ("good", "good.jpg", receipt_jpeg(1), "image/jpeg")])
-    proc, err = _start(["run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--target", "null",
-                        "--cache", str(tmp_path / "cache"), "--progress", "plain", "--log-every", "0.2"], tmp_path)
+    suite = write_suite(
+        tmp_path / "suite",
+        [("slow", "slow.jpg", slow, "image/jpeg"), ("good", "good.jpg", receipt_jpeg(1), "image/jpeg")],
+    )
+    proc, err = _start(
+        [
+            "run",
+            "--suite",
+            str(suite),
+            "--out",
+            str(tmp_path / "run"),
+            "--target",
+            "null",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--progress",
+            "plain",
+            "--log-every",
+            "0.2",
+        ],
+        tmp_path,
+    )
     _wait_for(err, proc, "null: 1/2 done, 1 (1 preparing) in flight")  # the slow file shows as running work
     took = _interrupt(proc)
     assert proc.returncode == 130, err.read_text()[-2000:]
@@ -104,9 +128,26 @@ def test_ctrl_c_while_the_engine_reads_a_file(tmp_path):
     suite = write_suite(tmp_path / "suite", [("dense", "dense.png", _dense_text(), "image/png")])
     config = tmp_path / "targets.toml"
     config.write_text('[self]\nworkers = 1\ntoday = "2025-06-01"\n')
-    proc, err = _start(["run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--target", "self",
-                        "--config", str(config), "--cache", str(tmp_path / "cache"),
-                        "--progress", "plain", "--log-every", "0.2"], tmp_path)
+    proc, err = _start(
+        [
+            "run",
+            "--suite",
+            str(suite),
+            "--out",
+            str(tmp_path / "run"),
+            "--target",
+            "self",
+            "--config",
+            str(config),
+            "--cache",
+            str(tmp_path / "cache"),
+            "--progress",
+            "plain",
+            "--log-every",
+            "0.2",
+        ],
+        tmp_path,
+    )
     _wait_for(err, proc, "self: 0/1 done, 1 in flight")
     time.sleep(3.0)  # the worker has loaded its models and is deep in the OCR
     assert err.read_text().splitlines()[-1].split("] ")[1].startswith("self: 0/1 done, 1 in flight")
@@ -118,8 +159,9 @@ def test_ctrl_c_while_the_engine_reads_a_file(tmp_path):
 
 def test_interrupting_rabench_bench_exits_130(tmp_path):
     suite = write_suite(tmp_path / "suite", [(f"c{i}", f"c{i}.jpg", receipt_jpeg(i), "image/jpeg") for i in range(4)])
-    proc, err = _start(["bench", "--suite", str(suite), "--targets", "null:slow=30", "--run-id", "intr"], tmp_path,
-                       cwd=tmp_path)
+    proc, err = _start(
+        ["bench", "--suite", str(suite), "--targets", "null:slow=30", "--run-id", "intr"], tmp_path, cwd=tmp_path
+    )
     deadline = time.monotonic() + 120
     while not (tmp_path / "runs" / "intr-self" / "run.json").exists():
         assert proc.poll() is None and time.monotonic() < deadline, err.read_text()[-2000:]
@@ -134,8 +176,22 @@ def test_interrupting_rabench_bench_exits_130(tmp_path):
 def test_ctrl_c_while_rabench_starts_is_one_line_and_130(tmp_path, delay_s):
     """Wherever it lands (imports, set-up, the run), an interrupt is ``rabench: interrupted`` and 130."""
     suite = write_suite(tmp_path / "suite", [("c0", "c0.jpg", receipt_jpeg(0), "image/jpeg")])
-    proc, err = _start(["run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--target", "null:slow=30",
-                        "--cache", str(tmp_path / "cache"), "--progress", "none"], tmp_path)
+    proc, err = _start(
+        [
+            "run",
+            "--suite",
+            str(suite),
+            "--out",
+            str(tmp_path / "run"),
+            "--target",
+            "null:slow=30",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--progress",
+            "none",
+        ],
+        tmp_path,
+    )
     time.sleep(delay_s)
     _interrupt(proc)
     text = err.read_text()
@@ -149,8 +205,9 @@ def test_ctrl_c_while_rabench_starts_is_one_line_and_130(tmp_path, delay_s):
 def test_ctrl_c_while_a_suite_is_generated(tmp_path):
     """``rabench bench`` starts by generating its suite in a process pool: an interrupt stops the
     workers instead of waiting for every queued case (before: 5 s and more, by the cases left)."""
-    proc, err = _start(["cases", "generate", "--split", "test", "--size", "quick", "--out", str(tmp_path / "suite")],
-                       tmp_path)
+    proc, err = _start(
+        ["cases", "generate", "--split", "test", "--size", "quick", "--out", str(tmp_path / "suite")], tmp_path
+    )
     _wait_for(err, proc, "generated ")
     took = _interrupt(proc)
     assert proc.returncode == 130, err.read_text()[-2000:]

@@ -70,14 +70,23 @@ class EchoServer:
         model = body.get("model")
         if model == "echo-error-model":
             return web.Response(status=400, text=f"bad request; you sent {headers}")
-        answer = {"merchant": headers.get("Authorization", ""), "total": 8.5, "currency": "USD", "risk": 0.2,
-                  "reasons": [f"request headers were {headers}", f"key {headers.get('Authorization', '')[7:]}"]}
+        answer = {
+            "merchant": headers.get("Authorization", ""),
+            "total": 8.5,
+            "currency": "USD",
+            "risk": 0.2,
+            "reasons": [f"request headers were {headers}", f"key {headers.get('Authorization', '')[7:]}"],
+        }
         text = json.dumps(answer) if model == "echo-model" else f"not json at all, but {headers}"
-        return web.json_response({
-            "id": "x", "object": "chat.completion", "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10},
-        })
+        return web.json_response(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "model": model,
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10},
+            }
+        )
 
     async def _start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -109,17 +118,40 @@ def secret_run(tmp_path_factory):
         config = tmp / "targets.toml"
         config.write_text(
             "[defaults]\ntimeout_s = 20\n"
-            "[providers.echo]\nwire = \"openai-compatible\"\n"
-            f"base_url = \"http://127.0.0.1:{echo.port}/v1\"\napi_key_env = \"ECHO_API_KEY\"\ncheck_model = false\n"
+            '[providers.echo]\nwire = "openai-compatible"\n'
+            f'base_url = "http://127.0.0.1:{echo.port}/v1"\napi_key_env = "ECHO_API_KEY"\ncheck_model = false\n'
         )
         env = child_env({**fake.env(), **{var: KEY for var in KEY_VARS}})
         steps = {
-            "run": rabench_cmd("run", "--suite", str(suite), "--out", str(tmp / "run"), "--config", str(config),
-                               "--progress", "plain", "--log-every", "0.2", "--cache", str(tmp / "cache"),
-                               *[a for t in TARGETS for a in ("--target", t)]),
+            "run": rabench_cmd(
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp / "run"),
+                "--config",
+                str(config),
+                "--progress",
+                "plain",
+                "--log-every",
+                "0.2",
+                "--cache",
+                str(tmp / "cache"),
+                *[a for t in TARGETS for a in ("--target", t)],
+            ),
             "score": rabench_cmd("score", str(tmp / "run"), "--out", str(tmp / "report")),
-            "check": rabench_cmd("targets", "check", "--config", str(config), "--target", "diy:openai:auth-model",
-                                 "--target", "diy:echo:echo-error-model", "--target", "diy:echo:echo-model"),
+            "check": rabench_cmd(
+                "targets",
+                "check",
+                "--config",
+                str(config),
+                "--target",
+                "diy:openai:auth-model",
+                "--target",
+                "diy:echo:echo-error-model",
+                "--target",
+                "diy:echo:echo-model",
+            ),
         }
         done = {}
         for name, cmd in steps.items():
@@ -156,8 +188,16 @@ def test_no_artefact_or_output_contains_the_key(secret_run):
     assert (tmp / "report" / "rows.json").is_file() and (tmp / "report" / "report.md").is_file()
     files = _artefacts(tmp)
     names = {p.name for p in files}
-    assert {"outcomes.jsonl", "run.json", "rows.json", "report.md", "run.stdout", "run.stderr",
-            "check.stdout", "score.stdout"} <= names
+    assert {
+        "outcomes.jsonl",
+        "run.json",
+        "rows.json",
+        "report.md",
+        "run.stdout",
+        "run.stderr",
+        "check.stdout",
+        "score.stdout",
+    } <= names
     leaks = [str(p.relative_to(tmp)) for p in files if TAIL.encode() in p.read_bytes()]
     assert leaks == []
 
@@ -184,9 +224,27 @@ def test_a_key_written_in_the_config_file_is_never_used(tmp_path):
     with BackgroundFakeProvider(Profile(models={"gpt-5": ModelProfile(latency=FAST)})) as fake:
         env = child_env(fake.env())
         done = run_measured(
-            rabench_cmd("run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--config", str(config),
-                        "--target", "diy:openai:gpt-5", "--progress", "none", "--cache", str(tmp_path / "cache")),
-            env=env, cwd=ROOT, timeout_s=60, stdout_path=tmp_path / "o.txt", stderr_path=tmp_path / "e.txt")
+            rabench_cmd(
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp_path / "run"),
+                "--config",
+                str(config),
+                "--target",
+                "diy:openai:gpt-5",
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp_path / "cache"),
+            ),
+            env=env,
+            cwd=ROOT,
+            timeout_s=60,
+            stdout_path=tmp_path / "o.txt",
+            stderr_path=tmp_path / "e.txt",
+        )
         sent = [r.headers for r in fake.requests]
     if done.rc == 0:  # ran without a key: the fake refused it, and never saw the config file's key
         assert [o.status for o in outcomes(tmp_path / "run")] == ["error"]

@@ -23,9 +23,25 @@ UNITS = 2000
 def test_short_soak_passes_every_check(tmp_path):
     report = tmp_path / "soak.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "soak.py"), "--units", str(UNITS), "--kills", "1",
-         "--concurrency", "64", "--workdir", str(tmp_path / "work"), "--json", str(report)],
-        cwd=ROOT, env=child_env(), capture_output=True, text=True, timeout=240,
+        [
+            sys.executable,
+            str(ROOT / "bench" / "soak.py"),
+            "--units",
+            str(UNITS),
+            "--kills",
+            "1",
+            "--concurrency",
+            "64",
+            "--workdir",
+            str(tmp_path / "work"),
+            "--json",
+            str(report),
+        ],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert report.exists(), proc.stderr[-3000:]
     r = json.loads(report.read_text())

@@ -34,17 +34,34 @@ def test_manifest_path_outside_the_suite_is_refused_without_reading_it(tmp_path,
     (suite / "link.png").symlink_to(outside)
     rel = ESCAPES[how] or str(outside)
     # the hostile case claims the sha256 of an honest file, so only the path check can stop it
-    line = (b'{"id":"evil","file":"%s","sha256":"%s","media_type":"image/png",'
-            b'"label":{"suite":"receipt","authenticity":{"verdict":"genuine"}}}\n'
-            % (rel.encode(), b"0" * 64))
+    line = (
+        b'{"id":"evil","file":"%s","sha256":"%s","media_type":"image/png",'
+        b'"label":{"suite":"receipt","authenticity":{"verdict":"genuine"}}}\n' % (rel.encode(), b"0" * 64)
+    )
     with open(suite / "manifest.jsonl", "ab") as fh:
         fh.write(line)
     with BackgroundFakeProvider(Profile(default=ModelProfile(latency=Latency(ms=1)))) as fake:
         env = child_env({**fake.env(), "OPENAI_COMPATIBLE_API_KEY": "sk-test-paths-000000"})
         done = run_measured(
-            rabench_cmd("run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--progress", "none",
-                        "--target", "diy:openai-compatible:m", "--cache", str(tmp_path / "cache")),
-            env=env, cwd=ROOT, timeout_s=30, stdout_path=tmp_path / "o.txt", stderr_path=tmp_path / "e.txt")
+            rabench_cmd(
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp_path / "run"),
+                "--progress",
+                "none",
+                "--target",
+                "diy:openai-compatible:m",
+                "--cache",
+                str(tmp_path / "cache"),
+            ),
+            env=env,
+            cwd=ROOT,
+            timeout_s=30,
+            stdout_path=tmp_path / "o.txt",
+            stderr_path=tmp_path / "e.txt",
+        )
         requests = len(fake.requests)
     assert done.elapsed_s < 30  # did not block on the pipe
     assert done.rc == 2

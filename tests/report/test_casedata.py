@@ -28,7 +28,7 @@ def _plain_build(inp: ScoreInput) -> CasesFile:
     def s(text: str | None) -> int:
         if not text:
             return -1
-        text = text[:casedata.MAX_TEXT]
+        text = text[: casedata.MAX_TEXT]
         if text not in index:
             index[text] = len(strings)
             strings.append(text)
@@ -54,20 +54,36 @@ def _plain_build(inp: ScoreInput) -> CasesFile:
                 runs[int(c)][ti].append((oc.repetition, "missing" if miss else oc.status, None, -1, [], s(oc.error)))
                 continue
             fields = ", ".join(f"{k}={val}" for k, val in msgspec.structs.asdict(v.fields).items() if val is not None)
-            reasons: list[ReasonView] = [(r.kind, s(r.text), list(r.fields), r.proof_type)
-                                         for r in v.reasons[:casedata.MAX_REASONS]]
+            reasons: list[ReasonView] = [
+                (r.kind, s(r.text), list(r.fields), r.proof_type) for r in v.reasons[: casedata.MAX_REASONS]
+            ]
             risk = None if v.risk is None else float(v.risk)
             runs[int(c)][ti].append((oc.repetition, oc.status, risk, s(fields), reasons, -1))
     cases = []
     for i, case in enumerate(inp.cases.cases):
         path, media, which = casedata.image_of(inp, case)
-        cases.append(CaseView(
-            id=case.id, base=bool(inp.cases.is_base[i]), fake=bool(inp.cases.is_fake[i]),
-            label=casedata._label(case), strata=member[i],
-            lineage=f"{case.lineage.transform} of {case.lineage.of}" if case.lineage else None,
-            img=casedata.thumb(path, media), img_kind=which, runs=runs[i]))
-    return CasesFile(format=casedata.FORMAT, suite=inp.suite_name, targets=[t.id for t in inp.targets],
-                     strata=strata, flag_at=0.5, strings=strings, cases=cases)
+        cases.append(
+            CaseView(
+                id=case.id,
+                base=bool(inp.cases.is_base[i]),
+                fake=bool(inp.cases.is_fake[i]),
+                label=casedata._label(case),
+                strata=member[i],
+                lineage=f"{case.lineage.transform} of {case.lineage.of}" if case.lineage else None,
+                img=casedata.thumb(path, media),
+                img_kind=which,
+                runs=runs[i],
+            )
+        )
+    return CasesFile(
+        format=casedata.FORMAT,
+        suite=inp.suite_name,
+        targets=[t.id for t in inp.targets],
+        strata=strata,
+        flag_at=0.5,
+        strings=strings,
+        cases=cases,
+    )
 
 
 def _run(root: Path, n_cases: int = 120) -> Path:
@@ -77,12 +93,22 @@ def _run(root: Path, n_cases: int = 120) -> Path:
     for i in range(0, n_cases, 7):  # a thumbnail for some cases
         Image.new("RGB", (120, 260), (250, 240 - i, 230)).save(files / f"c{i:06d}.jpg")
     lines = (run / "outcomes.jsonl").read_bytes().splitlines(keepends=True)
-    kept = [ln for k, ln in enumerate(lines) if k % 11 != 5  # repetitions without an outcome
-            and not (b'"case_id":"c000003"' in ln and b'"target":"self"' in ln)]  # a case without any
-    again = [ln.replace(b'"status":"ok"', b'"status":"error","error":"re-recorded"', 1)
-             .replace(b'"verdict":{', b'"old_verdict":{', 1) for ln in kept[::13]]
-    again = [msgspec.json.encode({k: v for k, v in msgspec.json.decode(ln).items() if k != "old_verdict"}) + b"\n"
-             for ln in again]  # later lines for the same units replace the earlier ones
+    kept = [
+        ln
+        for k, ln in enumerate(lines)
+        if k % 11 != 5  # repetitions without an outcome
+        and not (b'"case_id":"c000003"' in ln and b'"target":"self"' in ln)
+    ]  # a case without any
+    again = [
+        ln.replace(b'"status":"ok"', b'"status":"error","error":"re-recorded"', 1).replace(
+            b'"verdict":{', b'"old_verdict":{', 1
+        )
+        for ln in kept[::13]
+    ]
+    again = [
+        msgspec.json.encode({k: v for k, v in msgspec.json.decode(ln).items() if k != "old_verdict"}) + b"\n"
+        for ln in again
+    ]  # later lines for the same units replace the earlier ones
     (run / "outcomes.jsonl").write_bytes(b"".join(kept + again))
     return run
 

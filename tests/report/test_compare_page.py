@@ -31,10 +31,16 @@ def _runs(tmp_path):
 
 def test_changed_cases_are_the_ones_whose_decision_flipped(tmp_path, capsys):
     run_a, run_b = _runs(tmp_path)
-    a = {o.case_id: o for o in msgspec.json.Decoder(Outcome).decode_lines((run_a / "outcomes.jsonl").read_bytes())
-         if o.target == "self"}
-    want = {cid for cid, o in a.items() if cid[-1] in "01234" and o.status == "ok" and o.verdict.risk is not None
-            and o.verdict.risk >= 0.5}
+    a = {
+        o.case_id: o
+        for o in msgspec.json.Decoder(Outcome).decode_lines((run_a / "outcomes.jsonl").read_bytes())
+        if o.target == "self"
+    }
+    want = {
+        cid
+        for cid, o in a.items()
+        if cid[-1] in "01234" and o.status == "ok" and o.verdict.risk is not None and o.verdict.risk >= 0.5
+    }
     c = compare(str(run_a), str(run_b))
     assert {x.case_id for x in c.changed} == want and all(x.target == "self" for x in c.changed)
     assert all(x.before == "flagged" and x.after == "approved" for x in c.changed)

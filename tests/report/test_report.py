@@ -98,8 +98,14 @@ def test_report_in_headless_chromium_has_rows_charts_and_no_console_errors(score
     with sync_playwright() as p:
         browser = p.chromium.launch(
             executable_path=shutil.which("chromium"),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
         )
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -110,18 +116,25 @@ def test_report_in_headless_chromium_has_rows_charts_and_no_console_errors(score
             """() => { let n = 0; let h = document.getElementById('headline');
             for (let el = h.nextElementSibling; el && el.tagName !== 'H2'; el = el.nextElementSibling)
               n += el.querySelectorAll('table tr').length - el.querySelectorAll('table').length;
-            return n; }""")
+            return n; }"""
+        )
         charts = page.locator("svg").count()
         findings_rows = page.locator("td.win, td.loss, td.tie, td.not_supported").count()
         visible_height = page.evaluate("document.body.scrollHeight")
         browser.close()
     assert errors == []
     assert headline_rows == n_headline
-    rate_tasks = {r["task"] for r in doc["rows"] if r["stratum"] == "all" and r["task"] in
-                  {"extraction", "checks", "authenticity", "duplicates", "evidence"}
-                  and r.get("supported", True) and r.get("value") is not None}
-    expected_charts = len(rate_tasks) + bool(details["roc"]) + bool(details["reliability"]) \
-        + bool(details["latency"]) + 1  # + the cost sweep
+    rate_tasks = {
+        r["task"]
+        for r in doc["rows"]
+        if r["stratum"] == "all"
+        and r["task"] in {"extraction", "checks", "authenticity", "duplicates", "evidence"}
+        and r.get("supported", True)
+        and r.get("value") is not None
+    }
+    expected_charts = (
+        len(rate_tasks) + bool(details["roc"]) + bool(details["reliability"]) + bool(details["latency"]) + 1
+    )  # + the cost sweep
     assert charts == expected_charts
     assert findings_rows == len(doc["findings"]) > 0  # one cell per finding
     assert visible_height > 2000

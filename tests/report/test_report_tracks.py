@@ -44,8 +44,11 @@ def test_report_md_gets_the_side_by_side_section_and_keeps_the_rest(two_tracks):
     assert not any(x.startswith("- diy:") for x in sentences)  # the untouched baseline is not marked
     rows = msgspec.json.decode((out / "rows.json").read_bytes())["rows"]
     headline = {(r["target"], r["task"], r["metric"]) for r in rows if r["stratum"] == "all"}
-    table = [x for x in md.split("## Synthetic vs real receipts", 1)[1].split("# Synthetic track")[0].splitlines()
-             if x.startswith(("| self |", "| diy:"))]
+    table = [
+        x
+        for x in md.split("## Synthetic vs real receipts", 1)[1].split("# Synthetic track")[0].splitlines()
+        if x.startswith(("| self |", "| diy:"))
+    ]
     assert len(table) == len(headline)  # every headline row, once
     auc = next(x for x in table if x.startswith("| self | authenticity | roc_auc |"))
     assert auc.endswith("| **worse on real** |")
@@ -70,8 +73,9 @@ def test_side_by_side_section_in_headless_chromium(two_tracks):
     n_headline = len({(r["target"], r["task"], r["metric"]) for r in rows if r["stratum"] == "all"})
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"),
-                                    args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu", "--no-first-run"]
+        )
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))

@@ -55,8 +55,13 @@ def test_colours_are_fixed_per_target_id_everywhere():
     # Not Python's salted hash: another process with another hash seed gives the same colour.
     code = f"from rabench.report.style import target_colour; print(target_colour({GPT!r}))"
     for seed in ("1", "2"):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                             env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}).stdout.strip()
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+        ).stdout.strip()
         assert out == target_colour(GPT)
     # The same colour in a chart whatever the order or company of the targets.
     a = charts.roc_chart({"self": ([0, 1], [0, 1], None), GPT: ([0, 0.5, 1], [0, 0.8, 1], None)})
@@ -65,10 +70,17 @@ def test_colours_are_fixed_per_target_id_everywhere():
     assert colour in a and colour in b and FIXED["self"] in a and FIXED["self"] not in b
 
 
-@pytest.mark.parametrize("value,lo,hi", [
-    (0.998, 0.9951, 1.0), (0.7123, 0.6349, 0.7801), (0.5, 0.5, 0.5), (0.0, 0.0, 0.0191),
-    (1.0, 0.986, 1.0), (0.42, 0.43, 0.61),  # a percentile interval that misses its own estimate
-])
+@pytest.mark.parametrize(
+    "value,lo,hi",
+    [
+        (0.998, 0.9951, 1.0),
+        (0.7123, 0.6349, 0.7801),
+        (0.5, 0.5, 0.5),
+        (0.0, 0.0, 0.0191),
+        (1.0, 0.986, 1.0),
+        (0.42, 0.43, 0.61),  # a percentile interval that misses its own estimate
+    ],
+)
 def test_a_printed_value_is_never_outside_its_printed_interval(value, lo, hi):
     for text, scale in ((num(value, lo, hi), 1.0), (pct(value, lo, hi), 100.0)):
         v, a, b = (float(x) for x in re.findall(r"[\d.]+", text))
@@ -78,8 +90,18 @@ def test_a_printed_value_is_never_outside_its_printed_interval(value, lo, hi):
 
 
 def _row(target, task, metric, value, lo=None, hi=None, n=200, supported=True, stratum="all"):
-    return Row(task=task, metric=metric, stratum=stratum, target=target, value=value, n=n, lo=lo, hi=hi,
-               interval="wilson" if lo is not None else "none", supported=supported)
+    return Row(
+        task=task,
+        metric=metric,
+        stratum=stratum,
+        target=target,
+        value=value,
+        n=n,
+        lo=lo,
+        hi=hi,
+        interval="wilson" if lo is not None else "none",
+        supported=supported,
+    )
 
 
 def test_verdict_sentences_say_who_wins_with_intervals_and_the_money_line():
@@ -97,22 +119,30 @@ def test_verdict_sentences_say_who_wins_with_intervals_and_the_money_line():
         _row("self", "decisions", "expected_cost_per_1000_approve_everything", 1000.0, n=0),
         _row(GPT, "decisions", "expected_cost_per_1000_approve_everything", 1000.0, n=0),
     ]
-    targets = [{"id": GPT, "kind": "diy", "provider": "gateway", "model": "openai/gpt-5"},
-               {"id": "self", "kind": "self"}]
+    targets = [
+        {"id": GPT, "kind": "diy", "provider": "gateway", "model": "openai/gpt-5"},
+        {"id": "self", "kind": "self"},
+    ]
     v = verdict.build(rows, targets)
     assert [(p.ours, p.other) for p in v.pairs] == [("self", GPT)]
     texts = [s.text for s in v.pairs[0].sentences]
-    assert texts[0] == (f"`self` flags 71% [63, 78] of fakes at a 5% false-flag rate; `{GPT}` flags 52% "
-                        f"[44, 60]: `self` wins (95% intervals don't overlap).")
+    assert texts[0] == (
+        f"`self` flags 71% [63, 78] of fakes at a 5% false-flag rate; `{GPT}` flags 52% "
+        f"[44, 60]: `self` wins (95% intervals don't overlap)."
+    )
     assert texts[1].endswith("no clear winner (95% intervals overlap).")
     assert f"`{GPT}` does not do this (not supported): not comparable." in texts[2]
-    assert v.pairs[0].rest == ("Other headline rows: `self` is better on merchant_accuracy; "
-                               f"`{GPT}` is better on expected_cost_per_1000_at_risk_0.5; "
-                               "no clear difference on 1 more.")
+    assert v.pairs[0].rest == (
+        "Other headline rows: `self` is better on merchant_accuracy; "
+        f"`{GPT}` is better on expected_cost_per_1000_at_risk_0.5; "
+        "no clear difference on 1 more."
+    )
     assert "approving everything costs $1,000 per 1,000 receipts" in v.money_head
     money = {s.text.split("`")[1]: s for s in v.money}
-    assert money["self"].result == "loss" and "$2,008, $1,008 more than approving everything: it loses money" \
-        in money["self"].text
+    assert (
+        money["self"].result == "loss"
+        and "$2,008, $1,008 more than approving everything: it loses money" in money["self"].text
+    )
     assert money[GPT].result == "win" and "$640, saving $360" in money[GPT].text
     md = "\n".join(verdict.to_markdown(v))
     assert md.startswith("## Verdict") and f"### `self` vs `{GPT}`" in md
@@ -126,9 +156,11 @@ def test_a_report_of_one_target_says_there_is_nothing_to_compare():
 def test_cost_chart_writes_unknown_and_zero_and_names_the_default_scenario():
     assert scenario_label("all") == "default: p=0.01, C_miss=$100, C_review=$17"
     assert scenario_label("assumption=c_miss=182") == "c_miss=$182 (rest default)"
-    svg = charts.cost_sweep_chart(["default", "p=0.05 (rest default)"],
-                                  {"self at risk ≥ 0.5": [0.0, 120.0], "null at risk ≥ 0.5": [None, 50.0]},
-                                  [1000.0, 5000.0])
+    svg = charts.cost_sweep_chart(
+        ["default", "p=0.05 (rest default)"],
+        {"self at risk ≥ 0.5": [0.0, 120.0], "null at risk ≥ 0.5": [None, 50.0]},
+        [1000.0, 5000.0],
+    )
     assert "unknown" in svg and "$0" in svg and "approve everything" in svg
 
 
@@ -136,10 +168,12 @@ def test_console_headline_keeps_names_whole_and_values_inside_intervals():
     from rabench.report.console import headline_table
 
     long_metric = "expected_cost_per_1000_approve_everything"
-    rows = [_row(GPT, "authenticity", "roc_auc", 0.998, 0.9951, 1.0),
-            _row("self", "authenticity", "roc_auc", 0.9, 0.85, 0.94),
-            _row("self", "decisions", long_metric, 1000.0, n=0),
-            _row("self", "authenticity", "roc_auc", 0.5, 0.4, 0.6, stratum="capture=photo")]
+    rows = [
+        _row(GPT, "authenticity", "roc_auc", 0.998, 0.9951, 1.0),
+        _row("self", "authenticity", "roc_auc", 0.9, 0.85, 0.94),
+        _row("self", "decisions", long_metric, 1000.0, n=0),
+        _row("self", "authenticity", "roc_auc", 0.5, 0.4, 0.6, stratum="capture=photo"),
+    ]
     text = headline_table(rows)
     assert GPT in text.splitlines()[0] and long_metric in text
     assert "0.998 [0.995, 1.000]" in text and "0.500" not in text  # only stratum "all"

@@ -30,8 +30,7 @@ def report(tmp_path_factory):
     out = root / "report"
     assert main(["score", str(run), "--out", str(out)]) == 0
     assert main(["report", str(out)]) == 0
-    outcomes = [msgspec.json.decode(line, type=Outcome)
-                for line in (run / "outcomes.jsonl").read_bytes().splitlines()]
+    outcomes = [msgspec.json.decode(line, type=Outcome) for line in (run / "outcomes.jsonl").read_bytes().splitlines()]
     cases = msgspec.json.decode((out / "cases.json").read_bytes())
     return out, outcomes, cases
 
@@ -43,9 +42,17 @@ def page(report):
     out, _, _ = report
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=shutil.which("chromium"),
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                                          "--disable-component-update", "--disable-sync", "--no-first-run"])
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
         pg = browser.new_page(viewport={"width": 1280, "height": 900})
         pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -121,8 +128,11 @@ def test_open_a_case_and_switch_target(page, report):
     cols = detail.locator(".v-col").evaluate_all("cs => cs.map(c => c.dataset.target)")
     assert sorted(cols) == sorted(cases["targets"])  # every target side by side
     mine = sorted((o.target, o.repetition) for o in outcomes if o.case_id == "c000003")
-    shown = sorted((t, int(r)) for t in cols for r in detail.locator(f".v-col[data-target='{t}'] .v-rep")
-                   .evaluate_all("rs => rs.map(r => r.dataset.rep)"))
+    shown = sorted(
+        (t, int(r))
+        for t in cols
+        for r in detail.locator(f".v-col[data-target='{t}'] .v-rep").evaluate_all("rs => rs.map(r => r.dataset.rep)")
+    )
     assert shown == mine  # every repetition of every target
     # reasons with their kind and the @field they point at, as the target gave them
     for o in outcomes:
@@ -155,7 +165,8 @@ def test_thumbnails_are_decoded_only_when_scrolled_into_view(page, report):
     last = pg.locator(f".v-row[data-case='c{N_IMAGES - 1:06d}'] img")
     assert last.get_attribute("src") is None and last.get_attribute("data-src")
     last.scroll_into_view_if_needed()
-    pg.wait_for_function(f"document.querySelector(\".v-row[data-case='c{N_IMAGES - 1:06d}'] img\").src"
-                         ".startsWith('data:')")
+    pg.wait_for_function(
+        f"document.querySelector(\".v-row[data-case='c{N_IMAGES - 1:06d}'] img\").src.startsWith('data:')"
+    )
     assert imgs.count() == 100  # one page of 100 rows
     assert errors == []

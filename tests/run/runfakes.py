@@ -28,10 +28,10 @@ FAST_RETRY = RetryPolicy(max_retries=3, wait_initial_s=0.01, wait_max_s=0.05, wa
 class FakeTarget:
     """``behaviour(request, attempt_number) -> Verdict`` (may be async, may raise)."""
 
-    def __init__(self, tid: str = "fake", behaviour: Callable | None = None, *, memory: bool = False,
-                 provider: str = "fake"):
-        self.info = TargetInfo(id=tid, kind="other", provider=provider,
-                               capabilities=Capabilities(memory=memory))
+    def __init__(
+        self, tid: str = "fake", behaviour: Callable | None = None, *, memory: bool = False, provider: str = "fake"
+    ):
+        self.info = TargetInfo(id=tid, kind="other", provider=provider, capabilities=Capabilities(memory=memory))
         self.behaviour = behaviour
         self.calls: list[tuple[str, int, float, float | None]] = []  # (case, rep, start, end)
         self.attempts: dict[tuple[str, int], int] = {}
@@ -67,16 +67,32 @@ class FakeTarget:
             self.calls[idx] = (c[0], c[1], c[2], time.monotonic())
 
 
-def run_fake(suite: Path, out: Path, targets: list, *, repetitions: int = 1, concurrency: int = 8,
-             rpm: float | None = None, timeout_s: float = 30.0, policy: RetryPolicy = FAST_RETRY,
-             resume: bool = False, cache: Path | None = None):
+def run_fake(
+    suite: Path,
+    out: Path,
+    targets: list,
+    *,
+    repetitions: int = 1,
+    concurrency: int = 8,
+    rpm: float | None = None,
+    timeout_s: float = 30.0,
+    policy: RetryPolicy = FAST_RETRY,
+    resume: bool = False,
+    cache: Path | None = None,
+):
     providers = {t.info.provider for t in targets}
     return run(
         RunOptions(
-            out=out, suite_dir=str(suite), repetitions=repetitions, resume=resume,
+            out=out,
+            suite_dir=str(suite),
+            repetitions=repetitions,
+            resume=resume,
             concurrency={p: concurrency for p in providers},
             rpm={p: rpm for p in providers} if rpm else {},
-            timeout_s=timeout_s, policy=policy, cache_root=cache or out.parent / "cache", progress="none",
+            timeout_s=timeout_s,
+            policy=policy,
+            cache_root=cache or out.parent / "cache",
+            progress="none",
         ),
         targets=targets,
     )
@@ -173,8 +189,9 @@ class HttpTarget:
         except aiohttp.ClientError as exc:
             raise TransportFailure(f"connection error: {exc}") from None
         if status in (408, 429) or status >= 500:
-            raise TransportFailure(f"HTTP {status}", status=status,
-                                   retry_after=float(retry_after) if retry_after else None)
+            raise TransportFailure(
+                f"HTTP {status}", status=status, retry_after=float(retry_after) if retry_after else None
+            )
         if status >= 400:
             raise TargetFailure("error", f"HTTP {status}: {payload}")
         return Verdict(risk=payload.get("risk"), usage=Usage(input_tokens=payload.get("tokens", 0)))

@@ -49,7 +49,11 @@ def make_suite(
         for i in order if order is not None else range(n):
             k = i % files
             case = Case(
-                id=f"c{i:05d}", file=f"f{k}.jpg", sha256=shas[k], media_type="image/jpeg", label=label,
+                id=f"c{i:05d}",
+                file=f"f{k}.jpg",
+                sha256=shas[k],
+                media_type="image/jpeg",
+                label=label,
                 after=[f"c{j:05d}" for j in deps.get(i, [])],
                 lineage=Lineage(of=f"c{lineage[i]:05d}", transform="reencode") if i in lineage else None,
             )

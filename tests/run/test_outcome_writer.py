@@ -23,8 +23,16 @@ from rabench.run.outcomes import OutcomeWriter, read_outcomes, scan_done
 
 
 def _outcome(i: int) -> Outcome:
-    return Outcome(run_id="r", case_id=f"c{i:03d}", target="null", repetition=0, status="ok", attempts=1,
-                   latency_s=0.001, finished_at=1.0)
+    return Outcome(
+        run_id="r",
+        case_id=f"c{i:03d}",
+        target="null",
+        repetition=0,
+        status="ok",
+        attempts=1,
+        latency_s=0.001,
+        finished_at=1.0,
+    )
 
 
 class _CountingFile:

@@ -120,13 +120,43 @@ def test_end_to_end_against_a_provider_limiting_concurrency(tmp_path, monkeypatc
     profile = Profile(default=ModelProfile(latency=Latency(ms=100), max_in_flight=4, retry_after=None))
     throttled = {}
     # prepare every file first, so that both runs start calls as fast as the gate lets them
-    assert main(["run", "--suite", str(suite), "--out", str(tmp_path / "warm"), "--target", "null",
-                 "--progress", "none", "--cache", str(tmp_path / "cache")]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp_path / "warm"),
+                "--target",
+                "null",
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp_path / "cache"),
+            ]
+        )
+        == 0
+    )
     for adaptive in (False, True):
         out = tmp_path / f"run-{adaptive}"
-        args = ["run", "--suite", str(suite), "--out", str(out), "--config", str(config),
-                "--progress", "plain", "--log-every", "0.2", "--cache", str(tmp_path / "cache"),
-                "--target", "diy:openai:gpt-5"]
+        args = [
+            "run",
+            "--suite",
+            str(suite),
+            "--out",
+            str(out),
+            "--config",
+            str(config),
+            "--progress",
+            "plain",
+            "--log-every",
+            "0.2",
+            "--cache",
+            str(tmp_path / "cache"),
+            "--target",
+            "diy:openai:gpt-5",
+        ]
         with BackgroundFakeProvider(profile) as fake:
             for name, value in fake.env().items():
                 monkeypatch.setenv(name, value)

@@ -23,8 +23,11 @@ from rabench.run import config as cfg
 from rabench.run.batch import BATCH_DISCOUNT, read_records
 from rabench.run.session import RunOptions, run
 
-KEYS = {"OPENAI_API_KEY": "sk-test-openai-0123456789", "ANTHROPIC_API_KEY": "sk-ant-test-0123456789",
-        "GEMINI_API_KEY": "gemini-test-key-0123456789"}
+KEYS = {
+    "OPENAI_API_KEY": "sk-test-openai-0123456789",
+    "ANTHROPIC_API_KEY": "sk-ant-test-0123456789",
+    "GEMINI_API_KEY": "gemini-test-key-0123456789",
+}
 PRICES = tomllib.loads(resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"]
 CONFIG = cfg.parse_targets_config({"defaults": {"price_date": "2026-11-29"}})
 
@@ -38,19 +41,32 @@ def _env(monkeypatch, fake):
         monkeypatch.setenv(name, value)
 
 
-@pytest.mark.parametrize(("target", "price_key"), [
-    ("diy:openai:gpt-5", "openai/gpt-5"),
-    ("diy:anthropic:claude-sonnet-4-5", "anthropic/claude-sonnet-4.5"),
-    ("diy:gemini:gemini-2.5-flash", "google/gemini-2.5-flash"),
-])
+@pytest.mark.parametrize(
+    ("target", "price_key"),
+    [
+        ("diy:openai:gpt-5", "openai/gpt-5"),
+        ("diy:anthropic:claude-sonnet-4-5", "anthropic/claude-sonnet-4.5"),
+        ("diy:gemini:gemini-2.5-flash", "google/gemini-2.5-flash"),
+    ],
+)
 def test_batch_run_for_each_provider(tmp_path, monkeypatch, target, price_key):
     n = 5
     suite = make_suite(tmp_path / "suite", n)
     with BackgroundFakeProvider(Profile(default=ModelProfile(batch_polls=2)), labels=load_suite_labels(suite)) as fake:
         _env(monkeypatch, fake)
-        summary = run(RunOptions(out=tmp_path / "run", suite_dir=str(suite), target_ids=[target], repetitions=2,
-                                 config=CONFIG, cache_root=tmp_path / "cache", progress="none", batch=True,
-                                 batch_poll_s=0.01))
+        summary = run(
+            RunOptions(
+                out=tmp_path / "run",
+                suite_dir=str(suite),
+                target_ids=[target],
+                repetitions=2,
+                config=CONFIG,
+                cache_root=tmp_path / "cache",
+                progress="none",
+                batch=True,
+                batch_poll_s=0.01,
+            )
+        )
         batches = fake.app.batch.batches
         sync_calls = len(fake.requests)
     assert summary.statuses == {target: {"ok": 2 * n}} and summary.batch_expired == 0
@@ -86,21 +102,46 @@ def test_a_batchs_outcomes_are_in_the_file_before_the_record_that_it_ended(tmp_p
     monkeypatch.setattr(batch, "append_record", checking)
     with BackgroundFakeProvider(Profile(default=ModelProfile(batch_polls=1))) as fake:
         _env(monkeypatch, fake)
-        run(RunOptions(out=out, suite_dir=str(suite), target_ids=["diy:openai:gpt-5"], repetitions=2, config=CONFIG,
-                       cache_root=tmp_path / "cache", progress="none", batch=True, batch_poll_s=0.01))
+        run(
+            RunOptions(
+                out=out,
+                suite_dir=str(suite),
+                target_ids=["diy:openai:gpt-5"],
+                repetitions=2,
+                config=CONFIG,
+                cache_root=tmp_path / "cache",
+                progress="none",
+                batch=True,
+                batch_poll_s=0.01,
+            )
+        )
     assert seen == [sorted((f"c{i:03d}", r) for i in range(n) for r in range(2))]
 
 
-@pytest.mark.parametrize("target", ["diy:openai:gpt-5", "diy:anthropic:claude-sonnet-4-5",
-                                    "diy:gemini:gemini-2.5-flash"])
-def test_errors_inside_a_batch_and_expiry_then_resume_submits_only_the_expired(tmp_path, monkeypatch, capsys,
-                                                                               target):
+@pytest.mark.parametrize(
+    "target", ["diy:openai:gpt-5", "diy:anthropic:claude-sonnet-4-5", "diy:gemini:gemini-2.5-flash"]
+)
+def test_errors_inside_a_batch_and_expiry_then_resume_submits_only_the_expired(tmp_path, monkeypatch, capsys, target):
     n = 6
     suite = make_suite(tmp_path / "suite", n)
     profile = Profile(default=ModelProfile(batch_expire=True, script=["500"]))
     out = tmp_path / "run"
-    args = ["run", "--suite", str(suite), "--out", str(out), "--target", target, "--batch",
-            "--progress", "none", "--cache", str(tmp_path / "cache"), "--batch-poll", "0.01"]
+    args = [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--target",
+        target,
+        "--batch",
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--batch-poll",
+        "0.01",
+    ]
     with BackgroundFakeProvider(profile) as fake:
         _env(monkeypatch, fake)
         assert main(args) == 1
@@ -110,8 +151,24 @@ def test_errors_inside_a_batch_and_expiry_then_resume_submits_only_the_expired(t
         assert len(first) == 3 and {o.status for o in first} == {"error"}  # the scripted 500s
         assert all("HTTP 500" in o.error for o in first)
         fake.app.profile = msgspec.structs.replace(profile, default=ModelProfile())
-        assert main(["run", "--out", str(out), "--resume", "--batch", "--progress", "none",
-                     "--cache", str(tmp_path / "cache"), "--batch-poll", "0.01"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--out",
+                    str(out),
+                    "--resume",
+                    "--batch",
+                    "--progress",
+                    "none",
+                    "--cache",
+                    str(tmp_path / "cache"),
+                    "--batch-poll",
+                    "0.01",
+                ]
+            )
+            == 0
+        )
         second = fake.app.batch.batches
     got = _outcomes(out / "outcomes.jsonl")
     assert sorted(o.case_id for o in got) == [f"c{i:03d}" for i in range(n)]
@@ -125,10 +182,30 @@ def test_kill_9_after_submission_then_resume_polls_the_recorded_batch(tmp_path, 
     out = tmp_path / "run"
     with BackgroundFakeProvider(profile) as fake:
         env = {**os.environ, **KEYS, **fake.env()}
-        proc = subprocess.Popen([sys.executable, "-m", "rabench", "run", "--suite", str(suite), "--out", str(out),
-                                 "--target", "diy:anthropic:claude-sonnet-4-5", "--batch", "--progress", "none",
-                                 "--cache", str(tmp_path / "cache"), "--batch-poll", "0.05"], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "rabench",
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(out),
+                "--target",
+                "diy:anthropic:claude-sonnet-4-5",
+                "--batch",
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp_path / "cache"),
+                "--batch-poll",
+                "0.05",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not read_records(out / "batches.jsonl"):
             time.sleep(0.1)
@@ -137,8 +214,17 @@ def test_kill_9_after_submission_then_resume_polls_the_recorded_batch(tmp_path, 
         assert len(read_records(out / "batches.jsonl")) == 1 and len(fake.app.batch.batches) == 1
         fake.app.profile = Profile(default=ModelProfile(batch_polls=1))
         _env(monkeypatch, fake)
-        summary = run(RunOptions(out=out, resume=True, batch=True, batch_poll_s=0.01, config=CONFIG,
-                                 cache_root=tmp_path / "cache", progress="none"))
+        summary = run(
+            RunOptions(
+                out=out,
+                resume=True,
+                batch=True,
+                batch_poll_s=0.01,
+                config=CONFIG,
+                cache_root=tmp_path / "cache",
+                progress="none",
+            )
+        )
         assert len(fake.app.batch.batches) == 1  # polled, not submitted again
     assert summary.statuses == {"diy:anthropic:claude-sonnet-4-5": {"ok": n}}
     assert len(_outcomes(out / "outcomes.jsonl")) == n
@@ -146,8 +232,22 @@ def test_kill_9_after_submission_then_resume_polls_the_recorded_batch(tmp_path, 
 
 def test_batch_refuses_targets_without_a_batch_api(tmp_path, capsys):
     suite = make_suite(tmp_path / "suite", 2)
-    code = main(["run", "--suite", str(suite), "--out", str(tmp_path / "r"), "--target", "null", "--batch",
-                 "--progress", "none", "--cache", str(tmp_path / "cache")])
+    code = main(
+        [
+            "run",
+            "--suite",
+            str(suite),
+            "--out",
+            str(tmp_path / "r"),
+            "--target",
+            "null",
+            "--batch",
+            "--progress",
+            "none",
+            "--cache",
+            str(tmp_path / "cache"),
+        ]
+    )
     assert code == 2
     assert "has no batch API" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
@@ -166,14 +266,27 @@ def test_a_batch_runs_report_says_so_latency_not_measured_cost_at_the_batch_pric
     with BackgroundFakeProvider(Profile(default=ModelProfile(batch_polls=1)), labels=load_suite_labels(suite)) as fake:
         _env(monkeypatch, fake)
         for name, target, batch in (("b", "diy:openai:gpt-5", True), ("s", "diy:anthropic:claude-sonnet-4-5", False)):
-            run(RunOptions(out=tmp_path / name, suite_dir=str(suite), target_ids=[target], repetitions=1,
-                           config=CONFIG, cache_root=tmp_path / "cache", progress="none", batch=batch,
-                           batch_poll_s=0.01))
+            run(
+                RunOptions(
+                    out=tmp_path / name,
+                    suite_dir=str(suite),
+                    target_ids=[target],
+                    repetitions=1,
+                    config=CONFIG,
+                    cache_root=tmp_path / "cache",
+                    progress="none",
+                    batch=batch,
+                    batch_poll_s=0.01,
+                )
+            )
     rep = tmp_path / "rep"
     assert main(["score", str(tmp_path / "b"), str(tmp_path / "s"), "--out", str(rep)]) == 0
     assert main(["report", str(rep)]) == 0
-    rows = {(r.metric, r.target): r for r in read_rows(rep / "rows.json").rows
-            if r.task == "operations" and r.stratum == "all"}
+    rows = {
+        (r.metric, r.target): r
+        for r in read_rows(rep / "rows.json").rows
+        if r.task == "operations" and r.stratum == "all"
+    }
     for q in ("p50", "p95", "p99"):
         b = rows[(f"latency_{q}_s", "diy:openai:gpt-5")]
         assert (b.value, b.n, b.note) == (None, 0, NOT_MEASURED_BATCH)

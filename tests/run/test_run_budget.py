@@ -16,8 +16,9 @@ from rabench.fakeprovider import BackgroundFakeProvider, Latency, ModelProfile, 
 from rabench.run.budget import Budget
 
 KEYS = {"OPENAI_API_KEY": "sk-test-openai-0123456789", "ANTHROPIC_API_KEY": "sk-ant-test-0123456789"}
-PRICE = tomllib.loads(resources.files("rabench").joinpath("data", "prices-2026-11-29.toml")
-                      .read_text())["models"]["openai/gpt-5"]
+PRICE = tomllib.loads(resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"][
+    "openai/gpt-5"
+]
 CALL_USD = (1500 * PRICE["input"] + 250 * PRICE["output"]) / 1e6  # the fake's default usage
 
 
@@ -68,8 +69,21 @@ def test_max_cost_stops_the_run_and_resume_with_a_higher_cap_finishes(tmp_path, 
     profile = Profile(default=ModelProfile(latency=Latency(ms=20)))
     out = tmp_path / "run"
     cap = 4.5 * CALL_USD
-    base = ["run", "--suite", str(suite), "--out", str(out), "--config", str(config), "--progress", "none",
-            "--cache", str(tmp_path / "cache"), "--target", "diy:openai:gpt-5"]
+    base = [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--config",
+        str(config),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--target",
+        "diy:openai:gpt-5",
+    ]
     with BackgroundFakeProvider(profile) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
@@ -85,7 +99,7 @@ def test_max_cost_stops_the_run_and_resume_with_a_higher_cap_finishes(tmp_path, 
         assert f"spent ${spent:.4f}" in err[0] and f"{n - len(first)} units not started" in err[0]
         assert msgspec.json.decode((out / "run.json").read_bytes()).get("finished_at") is None
 
-        assert main(base[:base.index("--target")] + ["--resume", "--max-cost", "1"]) == 0
+        assert main(base[: base.index("--target")] + ["--resume", "--max-cost", "1"]) == 0
     final = _outcomes(out / "outcomes.jsonl")
     assert sorted(o.case_id for o in final) == [f"c{i:03d}" for i in range(n)]
     assert all(o.status == "ok" for o in final)
@@ -94,24 +108,57 @@ def test_max_cost_stops_the_run_and_resume_with_a_higher_cap_finishes(tmp_path, 
 def test_per_target_max_cost_in_the_config_and_unpriced_models_refused(tmp_path, monkeypatch, capsys):
     suite = make_suite(tmp_path / "suite", 6)
     config = tmp_path / "targets.toml"
-    config.write_text('[defaults]\nprice_date = "2026-11-29"\n[providers.openai]\nconcurrency = 1\n'
-                      f'[targets."diy:openai:gpt-5"]\nmax_cost = {2.5 * CALL_USD:.10f}\n')
+    config.write_text(
+        '[defaults]\nprice_date = "2026-11-29"\n[providers.openai]\nconcurrency = 1\n'
+        f'[targets."diy:openai:gpt-5"]\nmax_cost = {2.5 * CALL_USD:.10f}\n'
+    )
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     out = tmp_path / "run"
     with BackgroundFakeProvider(Profile()) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        code = main(["run", "--suite", str(suite), "--out", str(out), "--config", str(config),
-                     "--progress", "none", "--cache", str(tmp_path / "cache"),
-                     "--target", "diy:openai:gpt-5", "--target", "null"])
+        code = main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(out),
+                "--config",
+                str(config),
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp_path / "cache"),
+                "--target",
+                "diy:openai:gpt-5",
+                "--target",
+                "null",
+            ]
+        )
         assert code == 1
         got = _outcomes(out / "outcomes.jsonl")
         assert sum(o.target == "null" for o in got) == 6  # an uncapped target runs to the end
         assert sum(o.target == "diy:openai:gpt-5" for o in got) == 2
         assert "diy:openai:gpt-5: spent $" in capsys.readouterr().err
-        code = main(["run", "--suite", str(suite), "--out", str(tmp_path / "run2"), "--config", str(config),
-                     "--progress", "none", "--max-cost", "1", "--target", "diy:openai:no-such-model"])
+        code = main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp_path / "run2"),
+                "--config",
+                str(config),
+                "--progress",
+                "none",
+                "--max-cost",
+                "1",
+                "--target",
+                "diy:openai:no-such-model",
+            ]
+        )
     assert code == 2
     assert "no list price" in capsys.readouterr().err
     assert not (tmp_path / "run2").exists()
@@ -126,9 +173,26 @@ def test_dry_run_prints_the_estimate_per_target_and_sends_nothing(tmp_path, monk
     with BackgroundFakeProvider(Profile()) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        code = main(["run", "--suite", str(suite), "--out", str(tmp_path / "run"), "--config", str(config),
-                     "--dry-run", "--repeat", "2", "--target", "diy:openai:gpt-5", "--target", "null",
-                     "--target", "diy:anthropic:claude-sonnet-4-5"])
+        code = main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(tmp_path / "run"),
+                "--config",
+                str(config),
+                "--dry-run",
+                "--repeat",
+                "2",
+                "--target",
+                "diy:openai:gpt-5",
+                "--target",
+                "null",
+                "--target",
+                "diy:anthropic:claude-sonnet-4-5",
+            ]
+        )
         assert fake.requests == []
     assert code == 0
     assert not (tmp_path / "run").exists()
@@ -148,13 +212,14 @@ def test_dry_run_on_resume_counts_only_the_missing_units(tmp_path, monkeypatch, 
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     out = tmp_path / "run"
-    base = ["run", "--out", str(out), "--config", str(config), "--progress", "none",
-            "--cache", str(tmp_path / "cache")]
+    base = ["run", "--out", str(out), "--config", str(config), "--progress", "none", "--cache", str(tmp_path / "cache")]
     with BackgroundFakeProvider(Profile()) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        assert main(base + ["--suite", str(suite), "--target", "diy:openai:gpt-5",
-                            "--max-cost", f"{3.5 * CALL_USD:.10f}"]) == 1
+        assert (
+            main(base + ["--suite", str(suite), "--target", "diy:openai:gpt-5", "--max-cost", f"{3.5 * CALL_USD:.10f}"])
+            == 1
+        )
         done = len(_outcomes(out / "outcomes.jsonl"))
         sent = len(fake.requests)
         capsys.readouterr()

@@ -13,15 +13,31 @@ from runsuite import make_suite
 
 
 def _argv(suite, out, tmp_path, *extra):
-    return ["run", "--suite", str(suite), "--out", str(out), "--progress", "none",
-            "--cache", str(tmp_path / "cache"), *extra]
+    return [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+        *extra,
+    ]
 
 
 def test_run_writes_run_json_and_one_outcome_per_unit(tmp_path, capsys):
     suite = make_suite(tmp_path / "s", 6, name="ra-bench-test")
     out = tmp_path / "runs" / "first"
-    assert main(_argv(suite, out, tmp_path, "--target", "null", "--target", "null:slow=0.001",
-                      "--repeat", "3", "--seed", "7")) == 0
+    assert (
+        main(
+            _argv(
+                suite, out, tmp_path, "--target", "null", "--target", "null:slow=0.001", "--repeat", "3", "--seed", "7"
+            )
+        )
+        == 0
+    )
     stdout = capsys.readouterr().out
     assert "null: 18 ok" in stdout and "36 outcomes written" in stdout
     m = msgspec.json.decode((out / "run.json").read_bytes(), type=RunManifest)
@@ -54,21 +70,29 @@ def test_a_corrupt_image_is_an_error_outcome_for_that_case_only(tmp_path):
 
 
 def _c(cid, **extra):
-    c = {"id": cid, "file": "a.jpg", "sha256": "0" * 64, "media_type": "image/jpeg",
-         "label": {"suite": "receipt", "authenticity": {"verdict": "genuine"}}}
+    c = {
+        "id": cid,
+        "file": "a.jpg",
+        "sha256": "0" * 64,
+        "media_type": "image/jpeg",
+        "label": {"suite": "receipt", "authenticity": {"verdict": "genuine"}},
+    }
     c.update(extra)
     return c
 
 
-@pytest.mark.parametrize("cases,expected", [
-    ([], "has no cases"),
-    ([_c("a"), _c("a")], "duplicate id"),
-    ([_c("a", after=["zz"])], "depends on unknown case zz"),
-    ([_c("a", after=["b"]), _c("b", after=["a"])], "dependency cycle"),
-    ([_c("a", file="missing.jpg")], "file missing.jpg not found"),
-    ([_c("a", media_type="image/gif")], "manifest.jsonl:2"),
-    (["{not json"], "manifest.jsonl:2"),
-])
+@pytest.mark.parametrize(
+    "cases,expected",
+    [
+        ([], "has no cases"),
+        ([_c("a"), _c("a")], "duplicate id"),
+        ([_c("a", after=["zz"])], "depends on unknown case zz"),
+        ([_c("a", after=["b"]), _c("b", after=["a"])], "dependency cycle"),
+        ([_c("a", file="missing.jpg")], "file missing.jpg not found"),
+        ([_c("a", media_type="image/gif")], "manifest.jsonl:2"),
+        (["{not json"], "manifest.jsonl:2"),
+    ],
+)
 def test_bad_suites_are_refused_with_one_line(tmp_path, capsys, cases, expected):
     root = tmp_path / "bad"
     root.mkdir()
@@ -82,13 +106,16 @@ def test_bad_suites_are_refused_with_one_line(tmp_path, capsys, cases, expected)
     assert not (tmp_path / "r" / "outcomes.jsonl").exists()
 
 
-@pytest.mark.parametrize("argv_extra,expected", [
-    (["--target", "nosuch"], "unknown target"),
-    (["--target", "null", "--rpm", "null"], "expected PROVIDER=N"),
-    (["--target", "null", "--config", "/nonexistent.toml"], "no such config file"),
-    (["--target", "null:slow=abc"], "must be a number"),
-    ([], "no target"),
-])
+@pytest.mark.parametrize(
+    "argv_extra,expected",
+    [
+        (["--target", "nosuch"], "unknown target"),
+        (["--target", "null", "--rpm", "null"], "expected PROVIDER=N"),
+        (["--target", "null", "--config", "/nonexistent.toml"], "no such config file"),
+        (["--target", "null:slow=abc"], "must be a number"),
+        ([], "no target"),
+    ],
+)
 def test_bad_arguments_are_one_line(tmp_path, capsys, argv_extra, expected):
     suite = make_suite(tmp_path / "s", 2)
     assert main(_argv(suite, tmp_path / "r", tmp_path, *argv_extra)) == 2
@@ -103,9 +130,25 @@ def test_missing_suite_folder_is_one_line(tmp_path, capsys):
 
 def test_plain_progress_lines_report_every_target(tmp_path, capsys):
     suite = make_suite(tmp_path / "s", 20)
-    argv = ["run", "--suite", str(suite), "--out", str(tmp_path / "r"), "--cache", str(tmp_path / "c"),
-            "--target", "null:slow=0.01", "--target", "null", "--progress", "plain", "--log-every", "0.05",
-            "--concurrency", "null=2"]
+    argv = [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(tmp_path / "r"),
+        "--cache",
+        str(tmp_path / "c"),
+        "--target",
+        "null:slow=0.01",
+        "--target",
+        "null",
+        "--progress",
+        "plain",
+        "--log-every",
+        "0.05",
+        "--concurrency",
+        "null=2",
+    ]
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "null:slow=0.01: 20/20 done" in err and "null: 20/20 done" in err

@@ -32,8 +32,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _argv(suite, out, tmp_path, *extra):
-    return ["run", "--suite", str(suite), "--out", str(out), "--progress", "none",
-            "--cache", str(tmp_path / "cache"), *extra]
+    return [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+        *extra,
+    ]
 
 
 def _one_line_error(capsys) -> str:
@@ -45,24 +55,32 @@ def _one_line_error(capsys) -> str:
 # --- targets.toml: typed, unknown keys refused with the nearest valid one -------------------
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("[defaults]\nconcurency = 2\n", "[defaults] unknown key 'concurency' (did you mean concurrency?)"),
-    ("[providers.openai]\nrpn = 10\n", "[providers.openai] unknown key 'rpn' (did you mean rpm?)"),
-    ("[providers.openai]\napi_key = \"sk-x\"\n", "[providers.openai] unknown key 'api_key' (did you mean api_key_env?)"),
-    ("[self]\nworker = 2\n", "[self] unknown key 'worker' (did you mean workers?)"),
-    ("[defualts]\nrpm = 1\n", "unknown table or key 'defualts' (did you mean defaults?)"),
-    ("[bench]\ntarget = [\"self\"]\n", "[bench] unknown key 'target' (did you mean targets?)"),
-    ("[providers.self]\nbase_url = \"http://x\"\n",
-     "[providers.self] unknown key 'base_url' (only concurrency and rpm apply to the built-in self provider)"),
-    ("[providers.opneai]\nrpm = 5\n", "[providers.opneai] is not a provider rabench knows (did you mean openai?)"),
-    ("[providers.openai]\nconcurrency = 0\n", "[providers.openai] concurrency: Expected int >= 1"),
-    ("[providers.openai]\nrpm = -1\n", "[providers.openai] rpm: Expected float >= 0.0"),
-    ("[defaults]\ntimeout_s = 0\n", "[defaults] timeout_s: Expected float > 0"),
-    ("[defaults]\nconcurrency = \"8\"\n", "[defaults] concurrency: Expected int, got str"),
-    ("[self]\npool = \"fork\"\n", "[self] pool: Invalid enum value 'fork'"),
-    ("[defaults]\nprice_date = \"29/11/2026\"\n", "price_date '29/11/2026' is not a YYYY-MM-DD date"),
-    ("providers = 3\n", "providers must be a table"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("[defaults]\nconcurency = 2\n", "[defaults] unknown key 'concurency' (did you mean concurrency?)"),
+        ("[providers.openai]\nrpn = 10\n", "[providers.openai] unknown key 'rpn' (did you mean rpm?)"),
+        (
+            '[providers.openai]\napi_key = "sk-x"\n',
+            "[providers.openai] unknown key 'api_key' (did you mean api_key_env?)",
+        ),
+        ("[self]\nworker = 2\n", "[self] unknown key 'worker' (did you mean workers?)"),
+        ("[defualts]\nrpm = 1\n", "unknown table or key 'defualts' (did you mean defaults?)"),
+        ('[bench]\ntarget = ["self"]\n', "[bench] unknown key 'target' (did you mean targets?)"),
+        (
+            '[providers.self]\nbase_url = "http://x"\n',
+            "[providers.self] unknown key 'base_url' (only concurrency and rpm apply to the built-in self provider)",
+        ),
+        ("[providers.opneai]\nrpm = 5\n", "[providers.opneai] is not a provider rabench knows (did you mean openai?)"),
+        ("[providers.openai]\nconcurrency = 0\n", "[providers.openai] concurrency: Expected int >= 1"),
+        ("[providers.openai]\nrpm = -1\n", "[providers.openai] rpm: Expected float >= 0.0"),
+        ("[defaults]\ntimeout_s = 0\n", "[defaults] timeout_s: Expected float > 0"),
+        ('[defaults]\nconcurrency = "8"\n', "[defaults] concurrency: Expected int, got str"),
+        ('[self]\npool = "fork"\n', "[self] pool: Invalid enum value 'fork'"),
+        ('[defaults]\nprice_date = "29/11/2026"\n', "price_date '29/11/2026' is not a YYYY-MM-DD date"),
+        ("providers = 3\n", "providers must be a table"),
+    ],
+)
 def test_a_bad_targets_config_is_one_line_naming_the_key(tmp_path, capsys, text, expected):
     config = tmp_path / "targets.toml"
     config.write_text(text)
@@ -79,16 +97,17 @@ def test_the_projects_own_config_and_documented_keys_load(tmp_path):
     assert provider_limits(typed, "self").concurrency == 4
     config = tmp_path / "all.toml"
     config.write_text(
-        "[defaults]\ntimeout_s = 30\nconcurrency = 4\nrpm = 0\nprice_date = 2026-11-29\nprice_file = \"p.toml\"\n"
-        "[self]\nworkers = 2\npool = \"thread\"\nocr_max_side = 1280\ntoday = \"2025-01-01\"\n"
-        "max_age_days = 365\nrisk_model = \"m.json\"\nduplicate_store = \"d.sqlite\"\ncost_per_check_usd = 0.01\n"
+        '[defaults]\ntimeout_s = 30\nconcurrency = 4\nrpm = 0\nprice_date = 2026-11-29\nprice_file = "p.toml"\n'
+        '[self]\nworkers = 2\npool = "thread"\nocr_max_side = 1280\ntoday = "2025-01-01"\n'
+        'max_age_days = 365\nrisk_model = "m.json"\nduplicate_store = "d.sqlite"\ncost_per_check_usd = 0.01\n'
         "pack_price_usd = 49.0\npack_checks = 100\n"
-        "[providers.mine]\nwire = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:1/v1\"\n"
-        "api_key_env = \"\"\nkey_required = false\nmax_output_tokens = 100\nmax_tokens_field = \"max_tokens\"\n"
-        "temperature = 0.0\nimage_detail = \"low\"\nanthropic_version = \"2023-06-01\"\nstrip_prefix = false\n"
-        "check_model = false\nprice_models = { \"m\" = \"openai/gpt-5\" }\ncheck_models = [\"m\"]\n"
+        '[providers.mine]\nwire = "openai-compatible"\nbase_url = "http://127.0.0.1:1/v1"\n'
+        'api_key_env = ""\nkey_required = false\nmax_output_tokens = 100\nmax_tokens_field = "max_tokens"\n'
+        'temperature = 0.0\nimage_detail = "low"\nanthropic_version = "2023-06-01"\nstrip_prefix = false\n'
+        'check_model = false\nprice_models = { "m" = "openai/gpt-5" }\ncheck_models = ["m"]\n'
         "connect_timeout_s = 5\nconcurrency = 2\nrpm = 60\n"
-        "[bench]\ntargets = [\"self\"]\n")
+        '[bench]\ntargets = ["self"]\n'
+    )
     typed = load_targets_config(config)
     assert typed.defaults.price_date == "2026-11-29"  # a TOML date reads as the same text
     assert typed.providers["mine"].rpm == 60
@@ -100,7 +119,7 @@ def test_the_config_struct_lists_every_key_its_readers_take():
 
     assert set(ProviderTable.__struct_fields__) == set(ProviderSettings.__struct_fields__) - {"name"}
     engine_doc = (ROOT / "docs" / "engine.md").read_text()
-    paragraph = engine_doc[engine_doc.index("Config (`[self]`"):].split("\n\n")[0]
+    paragraph = engine_doc[engine_doc.index("Config (`[self]`") :].split("\n\n")[0]
     documented = set(re.findall(r"`([a-z_]+)` \(", paragraph)) | {"workers", "pool"}
     assert documented and documented <= set(SelfSection.__struct_fields__), documented
     assert set(TargetsConfig.__struct_fields__) == {"defaults", "providers", "self", "bench", "targets", "executor"}
@@ -109,18 +128,21 @@ def test_the_config_struct_lists_every_key_its_readers_take():
 # --- impossible flag values ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("extra,expected", [
-    (["--repeat", "0"], "--repeat 0: must be at least 1"),
-    (["--repeat", "-2"], "--repeat -2: must be at least 1"),
-    (["--timeout", "0"], "--timeout 0: must be a number of seconds above 0"),
-    (["--timeout", "-5"], "--timeout -5: must be a number of seconds above 0"),
-    (["--timeout", "nan"], "--timeout nan: must be a number of seconds above 0"),
-    (["--concurrency", "null=0"], "--concurrency null=0: must be a whole number, at least 1"),
-    (["--concurrency", "null=2.5"], "--concurrency null=2.5: must be a whole number, at least 1"),
-    (["--concurrency", "null=-1"], "must be a finite number >= 0"),
-    (["--rpm", "null=-10"], "must be a finite number >= 0"),
-    (["--log-every", "0"], "--log-every 0: must be a number of seconds above 0"),
-])
+@pytest.mark.parametrize(
+    "extra,expected",
+    [
+        (["--repeat", "0"], "--repeat 0: must be at least 1"),
+        (["--repeat", "-2"], "--repeat -2: must be at least 1"),
+        (["--timeout", "0"], "--timeout 0: must be a number of seconds above 0"),
+        (["--timeout", "-5"], "--timeout -5: must be a number of seconds above 0"),
+        (["--timeout", "nan"], "--timeout nan: must be a number of seconds above 0"),
+        (["--concurrency", "null=0"], "--concurrency null=0: must be a whole number, at least 1"),
+        (["--concurrency", "null=2.5"], "--concurrency null=2.5: must be a whole number, at least 1"),
+        (["--concurrency", "null=-1"], "must be a finite number >= 0"),
+        (["--rpm", "null=-10"], "must be a finite number >= 0"),
+        (["--log-every", "0"], "--log-every 0: must be a number of seconds above 0"),
+    ],
+)
 def test_impossible_flag_values_are_refused(tmp_path, capsys, extra, expected):
     suite = make_suite(tmp_path / "s", 2)
     assert main(_argv(suite, tmp_path / "runs" / "x", tmp_path, "--target", "null", *extra)) == 2
@@ -174,8 +196,22 @@ def test_a_symlink_loop_in_an_import_source_is_one_line(tmp_path):
     os.symlink("l2", src / "l1")
     os.symlink("l1", src / "l2")
     (src / "labels.csv").write_text("file,total\na.jpg,1\nl1,2\n")
-    proc = subprocess.run([sys.executable, "-m", "rabench", "cases", "import", "--format", "folder", str(src),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rabench",
+            "cases",
+            "import",
+            "--format",
+            "folder",
+            str(src),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2, proc.stderr
     # one line naming the row (a bad row like any other), then the import's summary line
     lines = proc.stderr.strip().splitlines()
@@ -194,8 +230,11 @@ def test_a_receipt_replaced_after_it_was_cached_is_an_error_outcome(tmp_path, ca
     assert by["c00000"].status == "ok"
     assert by["c00001"].status == "error" and by["c00001"].attempts == 0
     sha = hashlib.sha256(tiny_jpeg(1)).hexdigest()
-    assert re.fullmatch(rf"cannot prepare f1\.jpg: the file's sha256 [0-9a-f]{{12}}\.\.\. does not match "
-                        rf"the manifest's {sha[:12]}\.\.\. .*", by["c00001"].error), by["c00001"].error
+    assert re.fullmatch(
+        rf"cannot prepare f1\.jpg: the file's sha256 [0-9a-f]{{12}}\.\.\. does not match "
+        rf"the manifest's {sha[:12]}\.\.\. .*",
+        by["c00001"].error,
+    ), by["c00001"].error
 
 
 def test_score_of_a_torn_run_says_resume_repairs_it(tmp_path, capsys):
@@ -216,8 +255,9 @@ def test_a_manifest_line_with_a_key_written_twice_is_refused(tmp_path, capsys):
     suite = make_suite(tmp_path / "s", 2)
     lines = (suite / "manifest.jsonl").read_text().splitlines()
     # the label says "genuine", then "fake": msgspec alone would keep the last without a word
-    lines[2] = lines[2].replace('"authenticity":{"verdict":"genuine"',
-                                '"authenticity":{"verdict":"genuine","verdict":"fake"', 1)
+    lines[2] = lines[2].replace(
+        '"authenticity":{"verdict":"genuine"', '"authenticity":{"verdict":"genuine","verdict":"fake"', 1
+    )
     assert '"verdict":"fake"' in lines[2]
     (suite / "manifest.jsonl").write_text("\n".join(lines) + "\n")
     expected = 'manifest.jsonl:3: case c00001: key "verdict" appears twice in one object'
@@ -265,14 +305,22 @@ def _run_replacing(tmp_path, reads_original: bool, monkeypatch):
     signature = prep_cache.file_signature
     monkeypatch.setattr(prep_cache, "file_signature", lambda path: stats.append(path) or signature(path))
     target = _Replacing(suite, reads_original)
-    run(RunOptions(out=tmp_path / "r", suite_dir=str(suite), repetitions=4, cache_root=tmp_path / "cache",
-                   progress="none", concurrency={"replacing": 1}), targets=[target])
+    run(
+        RunOptions(
+            out=tmp_path / "r",
+            suite_dir=str(suite),
+            repetitions=4,
+            cache_root=tmp_path / "cache",
+            progress="none",
+            concurrency={"replacing": 1},
+        ),
+        targets=[target],
+    )
     by = {(o.case_id, o.repetition): o for o in read_outcomes(tmp_path / "r" / "outcomes.jsonl")}
     return target, by, stats
 
 
-def test_a_target_reading_the_original_gets_a_stat_per_unit_and_a_replaced_file_is_refused(tmp_path,
-                                                                                             monkeypatch):
+def test_a_target_reading_the_original_gets_a_stat_per_unit_and_a_replaced_file_is_refused(tmp_path, monkeypatch):
     target, by, stats = _run_replacing(tmp_path, True, monkeypatch)
     assert len(stats) >= 12  # every unit's lookup (and the hashing, again after the replacement)
     assert by[("c00000", 0)].status == "ok"
@@ -281,8 +329,7 @@ def test_a_target_reading_the_original_gets_a_stat_per_unit_and_a_replaced_file_
     assert all(by[(c, r)].status == "ok" for c in ("c00001", "c00002") for r in range(4))
 
 
-def test_a_target_reading_only_the_prepared_image_gets_the_manifests_image_with_a_stat_per_case(tmp_path,
-                                                                                                  monkeypatch):
+def test_a_target_reading_only_the_prepared_image_gets_the_manifests_image_with_a_stat_per_case(tmp_path, monkeypatch):
     target, by, stats = _run_replacing(tmp_path, False, monkeypatch)
     # one lookup per case (its first unit: hashed, so a changed file before the run is still refused),
     # not one per unit; its repetitions are sent the image of the bytes hashed, the manifest's

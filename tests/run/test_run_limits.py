@@ -51,7 +51,9 @@ def test_requests_per_minute_hold_over_every_window(tmp_path):
     assert span >= (n - burst) / rate * 0.9  # could not have been faster than the limit
     for i in range(n):  # any window holds at most burst + rate * width requests
         for j in range(i + 1, n):
-            assert j - i + 1 <= burst + rate * (arrivals[j] - arrivals[i]) + 2  # slack: a stamp taken a step after its grant
+            assert (
+                j - i + 1 <= burst + rate * (arrivals[j] - arrivals[i]) + 2
+            )  # slack: a stamp taken a step after its grant
 
 
 def test_limits_come_from_flags_then_provider_table_then_defaults(tmp_path):
@@ -81,8 +83,9 @@ def test_the_committed_config_parses():
 def test_cli_overrides_reach_the_targets_config_too():
     from rabench.run.config import with_overrides
 
-    config = parse_targets_config({"defaults": {"timeout_s": 60},
-                                   "providers": {"openai": {"base_url": "u", "concurrency": 8}}})
+    config = parse_targets_config(
+        {"defaults": {"timeout_s": 60}, "providers": {"openai": {"base_url": "u", "concurrency": 8}}}
+    )
     merged = with_overrides(config, {"gemini": 60.0}, {"openai": 3.0})
     assert (merged.providers["openai"].base_url, merged.providers["openai"].concurrency) == ("u", 3)
     assert merged.providers["gemini"].rpm == 60.0 and merged.providers["gemini"].concurrency is None

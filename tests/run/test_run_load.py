@@ -52,8 +52,14 @@ def test_load_holds_the_concurrency_on_a_real_server(tmp_path):
         async def go():
             await target.open()
             try:
-                return await drive(target, [tiny_request(tmp_path)], concurrency=5, calls=60, timeout_s=5,
-                                   policy=RetryPolicy(max_retries=0))
+                return await drive(
+                    target,
+                    [tiny_request(tmp_path)],
+                    concurrency=5,
+                    calls=60,
+                    timeout_s=5,
+                    policy=RetryPolicy(max_retries=0),
+                )
             finally:
                 await target.close()
 

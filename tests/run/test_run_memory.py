@@ -22,9 +22,24 @@ PROBE = (
 
 
 def _peak_rss_kb(tmp_path, suite, name):
-    argv = [sys.executable, "-c", PROBE, "run", "--suite", str(suite), "--target", "null",
-            "--out", str(tmp_path / name), "--progress", "none", "--cache", str(tmp_path / "cache"),
-            "--concurrency", "null=64"]
+    argv = [
+        sys.executable,
+        "-c",
+        PROBE,
+        "run",
+        "--suite",
+        str(suite),
+        "--target",
+        "null",
+        "--out",
+        str(tmp_path / name),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "cache"),
+        "--concurrency",
+        "null=64",
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     (line,) = [ln for ln in proc.stdout.splitlines() if ln.startswith("MAXRSS")]
@@ -35,8 +50,9 @@ def _peak_rss_kb(tmp_path, suite, name):
 @pytest.mark.slow
 def test_peak_memory_does_not_grow_with_the_suite(tmp_path):
     small = make_suite(tmp_path / "small", 500, distinct_files=20)
-    big = make_suite(tmp_path / "big", 20_000, distinct_files=20,
-                     lineage={i: i - 10_000 for i in range(10_000, 10_100)})
+    big = make_suite(
+        tmp_path / "big", 20_000, distinct_files=20, lineage={i: i - 10_000 for i in range(10_000, 10_100)}
+    )
     small_kb, n_small = _peak_rss_kb(tmp_path, small, "r-small")
     big_kb, n_big = _peak_rss_kb(tmp_path, big, "r-big")
     assert (n_small, n_big) == (500, 20_000)
@@ -54,8 +70,16 @@ def _traced_peak(tmp_path, suite, repetitions, name):
     try:
         tracemalloc.reset_peak()
         base, _ = tracemalloc.get_traced_memory()
-        summary = run(RunOptions(out=tmp_path / name, suite_dir=str(suite), target_ids=["null"],
-                                 repetitions=repetitions, progress="none", cache_root=tmp_path / "cache"))
+        summary = run(
+            RunOptions(
+                out=tmp_path / name,
+                suite_dir=str(suite),
+                target_ids=["null"],
+                repetitions=repetitions,
+                progress="none",
+                cache_root=tmp_path / "cache",
+            )
+        )
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -22,9 +22,9 @@ def _jitter_sleep(seed):
 
 def test_dependants_start_after_their_dependencies_finish_in_every_repetition(tmp_path):
     n = 60
-    deps = {i: [i - 1] for i in range(10, 20)}          # a chain c10 <- c11 <- ... <- c19
-    deps.update({30: [2, 5], 31: [30]})                  # several `after` ids
-    lineage = {40 + k: k for k in range(10)}             # duplicates of c0..c9
+    deps = {i: [i - 1] for i in range(10, 20)}  # a chain c10 <- c11 <- ... <- c19
+    deps.update({30: [2, 5], 31: [30]})  # several `after` ids
+    lineage = {40 + k: k for k in range(10)}  # duplicates of c0..c9
     # dependants listed *before* what they depend on: the plan must reorder
     order = [31, 30] + [i for i in range(n) if i not in (30, 31)]
     suite = make_suite(tmp_path / "s", n, deps=deps, lineage=lineage, order=order)

@@ -23,9 +23,14 @@ class ModelTarget:
     """A target asking a pinned model a versioned prompt (what the cache applies to); counts calls."""
 
     def __init__(self, prompt_version: str = "plain-v1", temperature: float | None = None):
-        self.info = TargetInfo(id="diy:fake:m1", kind="diy", provider="fake", model="m1",
-                               prompt_version=prompt_version,
-                               settings={"temperature": temperature, "concurrency": 4, "price_date": "x"})
+        self.info = TargetInfo(
+            id="diy:fake:m1",
+            kind="diy",
+            provider="fake",
+            model="m1",
+            prompt_version=prompt_version,
+            settings={"temperature": temperature, "concurrency": 4, "price_date": "x"},
+        )
         self.calls: list[tuple[str, int]] = []
 
     async def open(self) -> None: ...
@@ -36,15 +41,28 @@ class ModelTarget:
 
     async def check(self, request):
         self.calls.append((request.case_id, request.repetition))
-        return Verdict(fields=Fields(total=float(len(self.calls))), risk=0.25,
-                       usage=Usage(model="m1", input_tokens=10, output_tokens=5, cost_usd=0.01))
+        return Verdict(
+            fields=Fields(total=float(len(self.calls))),
+            risk=0.25,
+            usage=Usage(model="m1", input_tokens=10, output_tokens=5, cost_usd=0.01),
+        )
 
 
 def _run(tmp_path, suite, name, target, db, repetitions=1):
     out = tmp_path / name
-    summary = run(RunOptions(out=out, suite_dir=str(suite), repetitions=repetitions, timeout_s=10,
-                             policy=FAST_RETRY, cache_root=tmp_path / "prep", progress="none",
-                             response_cache=db), targets=[target])
+    summary = run(
+        RunOptions(
+            out=out,
+            suite_dir=str(suite),
+            repetitions=repetitions,
+            timeout_s=10,
+            policy=FAST_RETRY,
+            cache_root=tmp_path / "prep",
+            progress="none",
+            response_cache=db,
+        ),
+        targets=[target],
+    )
     return summary, {(o.case_id, o.repetition): o for o in read_outcomes(out / "outcomes.jsonl")}
 
 
@@ -54,8 +72,12 @@ def test_key_covers_provider_model_prompt_image_params_and_repetition_only():
     assert cache_key(k, "a" * 64, 0) == cache_key(target_part(ModelTarget().info), "a" * 64, 0)
     assert cache_key(k, "a" * 64, 0) != cache_key(k, "b" * 64, 0)  # another prepared image
     assert cache_key(k, "a" * 64, 0) != cache_key(k, "a" * 64, 1)  # another repetition
-    for other in (ModelTarget("plain-v2").info, ModelTarget(temperature=0.5).info,
-                  msgspec.structs.replace(base, model="m2"), msgspec.structs.replace(base, provider="p2")):
+    for other in (
+        ModelTarget("plain-v2").info,
+        ModelTarget(temperature=0.5).info,
+        msgspec.structs.replace(base, model="m2"),
+        msgspec.structs.replace(base, provider="p2"),
+    ):
         assert target_part(other) != k
     # pool sizes and prices change no request: same key
     same = msgspec.structs.replace(base, settings={**base.settings, "concurrency": 64, "price_date": "y"})
@@ -96,6 +118,7 @@ def test_repetitions_are_asked_separately_and_failures_are_not_stored(tmp_path):
         async def check(self, request):
             if request.case_id == "c00001":
                 from rabench.targets.base import TargetFailure
+
                 self.calls.append((request.case_id, request.repetition))
                 raise TargetFailure("refusal", "no")
             return await super().check(request)
@@ -127,8 +150,9 @@ def test_scorer_leaves_cached_answers_out_of_latency_and_cost(tmp_path):
     from rabench.score.tasks.operations import NOT_MEASURED_CACHED, not_measured_reason
 
     for name, note in (("r1", ""), ("r2", NOT_MEASURED_CACHED)):
-        rows = [r for r in score_runs([str(tmp_path / name)]).rows
-                if r.metric.startswith("latency_") and r.stratum == "all"]
+        rows = [
+            r for r in score_runs([str(tmp_path / name)]).rows if r.metric.startswith("latency_") and r.stratum == "all"
+        ]
         assert len(rows) == 3 and all(r.note == note for r in rows)
         assert all((r.value is None) == bool(note) and (not_measured_reason(r) is None) != bool(note) for r in rows)
 
@@ -136,9 +160,23 @@ def test_scorer_leaves_cached_answers_out_of_latency_and_cost(tmp_path):
 def test_cli_flag_and_unopenable_cache_is_one_line(tmp_path, capsys):
     suite = make_suite(tmp_path / "suite", 2)
     (tmp_path / "blocker").write_text("a file, not a folder")
-    code = main(["run", "--suite", str(suite), "--out", str(tmp_path / "r"), "--target", "null",
-                 "--progress", "none", "--cache", str(tmp_path / "prep"),
-                 "--cache-responses", str(tmp_path / "blocker" / "x.sqlite")])
+    code = main(
+        [
+            "run",
+            "--suite",
+            str(suite),
+            "--out",
+            str(tmp_path / "r"),
+            "--target",
+            "null",
+            "--progress",
+            "none",
+            "--cache",
+            str(tmp_path / "prep"),
+            "--cache-responses",
+            str(tmp_path / "blocker" / "x.sqlite"),
+        ]
+    )
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot open the response cache" in err[0]

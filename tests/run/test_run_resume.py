@@ -24,13 +24,28 @@ TARGETS = ["null:slow=0.05", "null"]  # slow enough that SIGINT lands mid-run ev
 
 def _cli(*args, cwd):
     env = dict(os.environ, RABENCH_CACHE=str(cwd / "cache"))
-    return subprocess.Popen([sys.executable, "-m", "rabench", "run", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rabench", "run", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _run_args(suite, out):
-    args = ["--suite", str(suite), "--out", str(out), "--repeat", str(REPS), "--progress", "plain",
-            "--concurrency", "null=2"]
+    args = [
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--repeat",
+        str(REPS),
+        "--progress",
+        "plain",
+        "--concurrency",
+        "null=2",
+    ]
     for t in TARGETS:
         args += ["--target", t]
     return args
@@ -71,9 +86,13 @@ def test_kill_9_mid_run_then_resume_gives_exactly_one_outcome_per_unit(tmp_path)
         fh.write(b'{"run_id":"r1","case_id":"c0')
     assert msgspec.json.decode((out / "run.json").read_bytes(), type=RunManifest).finished_at is None
 
-    resumed = subprocess.run([sys.executable, "-m", "rabench", "run", "--out", str(out), "--resume",
-                              "--progress", "none"], cwd=tmp_path, capture_output=True, text=True,
-                             env=dict(os.environ, RABENCH_CACHE=str(tmp_path / "cache")))
+    resumed = subprocess.run(
+        [sys.executable, "-m", "rabench", "run", "--out", str(out), "--resume", "--progress", "none"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, RABENCH_CACHE=str(tmp_path / "cache")),
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert "from before the resume" in resumed.stdout
     _exactly_one_per_unit(out)
@@ -104,8 +123,19 @@ def test_ctrl_c_leaves_a_valid_file_and_resume_finishes(tmp_path):
 def test_resume_refuses_other_settings_with_one_line(tmp_path, capsys):
     suite = make_suite(tmp_path / "s", 5)
     out = tmp_path / "r"
-    base = ["run", "--suite", str(suite), "--out", str(out), "--target", "null", "--progress", "none",
-            "--cache", str(tmp_path / "c")]
+    base = [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--target",
+        "null",
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "c"),
+    ]
     assert main(base) == 0
     capsys.readouterr()
     cases = [
@@ -157,7 +187,8 @@ def test_memory_target_replays_a_partly_done_repetition_before_going_on(tmp_path
     run_fake(suite, out, [second], repetitions=2, concurrency=1, resume=True)
     again = read_outcomes(out / "outcomes.jsonl")
     assert len(again) == 2 * n
-    assert {(o.case_id, o.repetition): o.verdict.seen_before for o in again} == \
-        {(o.case_id, o.repetition): o.verdict.seen_before for o in full}
+    assert {(o.case_id, o.repetition): o.verdict.seen_before for o in again} == {
+        (o.case_id, o.repetition): o.verdict.seen_before for o in full
+    }
     assert second.resets == [1]  # rep 0 was complete: not redone
     assert [c for c, r, _, _ in second.calls][:4] == ["c00000", "c00001", "c00002", "c00003"]

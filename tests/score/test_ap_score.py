@@ -125,8 +125,14 @@ def test_f1_accuracy_and_grounding_match_slow_references(tmp_path, suite):
         shift = rng.choice([0.0, 0.01, 0.2])
         v = APVerdict(
             decision=rng.choice(["PAY", "HOLD", "NEEDS_REVIEW", "ESCALATE_FRAUD"]),
-            fields={"total": APField(value=tot.value if rng.random() < 0.7 else 1.0,
-                                     evidence=type(tot.evidence)("invoice.pdf", 1, (box[0] + shift, box[1], min(1.0, box[2] + shift), box[3])))},  # type: ignore[misc]
+            fields={
+                "total": APField(
+                    value=tot.value if rng.random() < 0.7 else 1.0,
+                    evidence=type(tot.evidence)(
+                        "invoice.pdf", 1, (box[0] + shift, box[1], min(1.0, box[2] + shift), box[3])
+                    ),
+                )
+            },  # type: ignore[misc]
             reason_codes=rng.sample(codes, rng.randrange(3)),  # type: ignore[arg-type]
             # every class > 0, so sklearn's clipping (machine epsilon) and ours (1e-15) agree
             probabilities={k: 0.01 + 0.9 * rng.random() for k in OUTCOME_CLASSES},  # type: ignore[misc]
@@ -161,7 +167,8 @@ def test_f1_accuracy_and_grounding_match_slow_references(tmp_path, suite):
     assert ref_ll == pytest.approx(log_loss(y, np.array(probs), labels=list(range(6))), rel=1e-6)
     onehot = np.eye(6)[y]
     assert rows[("n", "ap_calibration", "brier_score", "all")].value == pytest.approx(
-        float(((np.array(probs) - onehot) ** 2).sum(axis=1).mean()))
+        float(((np.array(probs) - onehot) ** 2).sum(axis=1).mean())
+    )
 
 
 def test_iou():

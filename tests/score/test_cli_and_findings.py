@@ -30,8 +30,12 @@ def _second_run(tmp_path, run, run_id, targets=None, sha=None):
     other = tmp_path / "runs" / run_id
     shutil.copytree(run, other)
     m = msgspec.json.decode((other / "run.json").read_bytes(), type=RunManifest)
-    m = msgspec.structs.replace(m, run_id=run_id, targets=targets if targets is not None else m.targets,
-                                manifest_sha256=sha or m.manifest_sha256)
+    m = msgspec.structs.replace(
+        m,
+        run_id=run_id,
+        targets=targets if targets is not None else m.targets,
+        manifest_sha256=sha or m.manifest_sha256,
+    )
     (other / "run.json").write_bytes(msgspec.json.encode(m))
     return other, m
 
@@ -66,15 +70,23 @@ def test_two_runs_one_per_target_score_together(tmp_path):
     assert {f["baseline"] for f in doc["findings"]} == {golden.DIY}
 
 
-@pytest.mark.parametrize("breakage,needle", [
-    (lambda run: (run / "run.json").unlink(), "no run.json"),
-    (lambda run: (run / "outcomes.jsonl").write_text("{not json\n"), "outcomes.jsonl:1"),
-    (lambda run: (run / "outcomes.jsonl").write_text(
-        '{"run_id":"g","case_id":"zzz","target":"self","repetition":0,"status":"ok","attempts":1}\n'),
-     "case zzz is not in the run's suite"),
-    (lambda run: (run.parent.parent / "suite" / "manifest.jsonl").open("a").write("\n\n"),
-     "manifest changed since the run"),
-])
+@pytest.mark.parametrize(
+    "breakage,needle",
+    [
+        (lambda run: (run / "run.json").unlink(), "no run.json"),
+        (lambda run: (run / "outcomes.jsonl").write_text("{not json\n"), "outcomes.jsonl:1"),
+        (
+            lambda run: (run / "outcomes.jsonl").write_text(
+                '{"run_id":"g","case_id":"zzz","target":"self","repetition":0,"status":"ok","attempts":1}\n'
+            ),
+            "case zzz is not in the run's suite",
+        ),
+        (
+            lambda run: (run.parent.parent / "suite" / "manifest.jsonl").open("a").write("\n\n"),
+            "manifest changed since the run",
+        ),
+    ],
+)
 def test_bad_input_gets_one_clear_line(tmp_path, capsys, breakage, needle):
     run = golden.write(tmp_path)
     breakage(run)
@@ -84,8 +96,18 @@ def test_bad_input_gets_one_clear_line(tmp_path, capsys, breakage, needle):
 
 
 def _row(metric, value, lo=None, hi=None, n=50, task="authenticity", supported=True):
-    return Row(task=task, metric=metric, stratum="all", target="t", value=value, n=n, lo=lo, hi=hi,
-               interval="wilson" if lo is not None else "none", supported=supported)
+    return Row(
+        task=task,
+        metric=metric,
+        stratum="all",
+        target="t",
+        value=value,
+        n=n,
+        lo=lo,
+        hi=hi,
+        interval="wilson" if lo is not None else "none",
+        supported=supported,
+    )
 
 
 def test_findings_need_non_overlapping_intervals_and_respect_direction():

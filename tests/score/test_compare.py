@@ -51,8 +51,7 @@ def _domain_suite(root, n_cases: int, seed: int, *, meta: dict | None = None, re
 
     cases = make_suite(root / "suite", n_cases, seed)
     k = int(len(cases) * real_share)
-    cases = [msgspec.structs.replace(c, tags={**c.tags, "domain": "real"}) if i < k else c
-             for i, c in enumerate(cases)]
+    cases = [msgspec.structs.replace(c, tags={**c.tags, "domain": "real"}) if i < k else c for i, c in enumerate(cases)]
     enc = msgspec.json.Encoder()
     lines = [enc.encode(SuiteHeader(suite="receipt", name="t", meta=meta or {}))]
     (root / "suite" / "manifest.jsonl").write_bytes(b"\n".join(lines + [enc.encode(c) for c in cases]) + b"\n")

@@ -84,8 +84,7 @@ def test_detection_at_false_flag_rate_matches_reference(alpha, seed):
     scores = np.round(rng.random(n) * 0.7 + 0.3 * fake, 1)
     scores[rng.random(n) < 0.1] = -1.0  # missing risk: never flagged
     runs = runs_for(scores, fake, never_below=0.0)
-    value, threshold = kernels.point_levels(kernels.DETECTION_AT_FFR, alpha, runs,
-                                            int((~fake).sum()), int(fake.sum()))
+    value, threshold = kernels.point_levels(kernels.DETECTION_AT_FFR, alpha, runs, int((~fake).sum()), int(fake.sum()))
     assert value == pytest.approx(slow_detection(scores, fake, np.ones(n), alpha, 0.0))
     if threshold is not None:
         assert (scores[~fake] >= threshold).mean() <= alpha + 1e-12
@@ -173,9 +172,22 @@ def test_bootstrap_is_deterministic_per_seed_and_thread_count():
     a = kernels.bootstrap_runs(kernels.AUC, 0.0, runs, g, f, 200, 42)
     b = kernels.bootstrap_runs(kernels.AUC, 0.0, runs, g, f, 200, 42)
     c = kernels.bootstrap_runs(kernels.AUC, 0.0, runs, g, f, 200, 43)
-    one = kernels.bootstrap_levels(kernels.AUC, 0.0, g.astype(np.int64), f.astype(np.int64), runs.n_cases,
-                                   runs.case, runs.level, runs.fake, runs.w, runs.n_levels,
-                                   runs.flaggable_from, 200, 42, 1)
+    one = kernels.bootstrap_levels(
+        kernels.AUC,
+        0.0,
+        g.astype(np.int64),
+        f.astype(np.int64),
+        runs.n_cases,
+        runs.case,
+        runs.level,
+        runs.fake,
+        runs.w,
+        runs.n_levels,
+        runs.flaggable_from,
+        200,
+        42,
+        1,
+    )
     assert np.array_equal(a, b) and np.array_equal(a, one)
     assert not np.array_equal(a, c)
     assert numba.get_num_threads() >= 1

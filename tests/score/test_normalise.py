@@ -12,12 +12,15 @@ from rabench.score.normalise import field_right, match_line_items, normalise_tex
 from rabench.score.pointing import is_proof, keyword_fields, points_at
 
 
-@pytest.mark.parametrize("raw,norm", [
-    ("Café Müller", "cafe muller"),
-    ("Smith&Sons, Ltd.", "smith and sons ltd"),
-    ("  TESCO   Express!! ", "tesco express"),
-    ("Crème-Brûlée Co", "cremebrulee co"),  # punctuation dropped (spec), not spaced
-])
+@pytest.mark.parametrize(
+    "raw,norm",
+    [
+        ("Café Müller", "cafe muller"),
+        ("Smith&Sons, Ltd.", "smith and sons ltd"),
+        ("  TESCO   Express!! ", "tesco express"),
+        ("Crème-Brûlée Co", "cremebrulee co"),  # punctuation dropped (spec), not spaced
+    ],
+)
 def test_merchant_normalisation(raw, norm):
     assert normalise_text(raw) == norm
 
@@ -29,15 +32,27 @@ def test_merchant_match_threshold_is_levenshtein_normalized_similarity_0_9():
     assert field_right("merchant", "Smith & Sons", "SMITH AND SONS")
 
 
-@pytest.mark.parametrize("field,label,answer,right", [
-    ("total", 10.0, 10.01, True), ("total", 10.0, 9.99, True), ("total", 0.29, 0.30, True),
-    ("total", 10.0, 10.011, False), ("total", 10.0, None, False), ("total", None, None, True),
-    ("total", None, 0.0, False), ("date", "2026-01-05", "2026-01-05", True),
-    ("date", "2026-01-05", "05/01/2026", False), ("currency", "EUR", "eur", True),
-    ("currency", "EUR", "€", False), ("receipt_number", "R-0012/A", "r0012a", True),
-    ("receipt_number", "R-0012", "R-0013", False), ("receipt_number", None, "", True),
-    ("merchant", None, "Shell", False), ("merchant", "Shell", "   ", False),
-])
+@pytest.mark.parametrize(
+    "field,label,answer,right",
+    [
+        ("total", 10.0, 10.01, True),
+        ("total", 10.0, 9.99, True),
+        ("total", 0.29, 0.30, True),
+        ("total", 10.0, 10.011, False),
+        ("total", 10.0, None, False),
+        ("total", None, None, True),
+        ("total", None, 0.0, False),
+        ("date", "2026-01-05", "2026-01-05", True),
+        ("date", "2026-01-05", "05/01/2026", False),
+        ("currency", "EUR", "eur", True),
+        ("currency", "EUR", "€", False),
+        ("receipt_number", "R-0012/A", "r0012a", True),
+        ("receipt_number", "R-0012", "R-0013", False),
+        ("receipt_number", None, "", True),
+        ("merchant", None, "Shell", False),
+        ("merchant", "Shell", "   ", False),
+    ],
+)
 def test_field_rules(field, label, answer, right):
     assert field_right(field, label, answer) is right
 
@@ -76,17 +91,20 @@ def test_line_item_matching_agrees_with_brute_force_on_random_lists():
         assert match_line_items(lab, got) == _brute_force_matching(lab, got)
 
 
-@pytest.mark.parametrize("text,fields", [
-    ("The total looks edited", {"total"}),
-    ("Subtotal was changed", {"subtotal"}),  # not total
-    ("the amount due differs", {"total"}),
-    ("VAT rate is odd; GST missing", {"tax_total"}),
-    ("Store logo is blurry", {"merchant"}),
-    ("line items and prices were altered", {"line_items"}),
-    ("Totals don't add up", {"total"}),
-    ("lighting looks synthetic", set()),
-    ("the datestamp", set()),  # whole words only
-])
+@pytest.mark.parametrize(
+    "text,fields",
+    [
+        ("The total looks edited", {"total"}),
+        ("Subtotal was changed", {"subtotal"}),  # not total
+        ("the amount due differs", {"total"}),
+        ("VAT rate is odd; GST missing", {"tax_total"}),
+        ("Store logo is blurry", {"merchant"}),
+        ("line items and prices were altered", {"line_items"}),
+        ("Totals don't add up", {"total"}),
+        ("lighting looks synthetic", set()),
+        ("the datestamp", set()),  # whole words only
+    ],
+)
 def test_keywords_match_whole_words(text, fields):
     assert keyword_fields(text) == fields
 

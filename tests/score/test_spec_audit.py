@@ -15,8 +15,18 @@ import pytest
 
 from rabench.cases.manifest import file_sha256
 from rabench.contracts import (
-    Authenticity, Capabilities, Case, Check, Fields, Outcome, Reason, ReceiptLabel, RunManifest,
-    SuiteHeader, TargetInfo, Verdict,
+    Authenticity,
+    Capabilities,
+    Case,
+    Check,
+    Fields,
+    Outcome,
+    Reason,
+    ReceiptLabel,
+    RunManifest,
+    SuiteHeader,
+    TargetInfo,
+    Verdict,
 )
 from rabench.score.normalise import field_right, normalise_text, text_similarity
 from rabench.score.scorer import score_runs
@@ -31,8 +41,7 @@ def genuine(**kw) -> ReceiptLabel:
 
 
 def fake(cls: str = "ai_full", edited: list[str] | None = None, **kw) -> ReceiptLabel:
-    return ReceiptLabel(authenticity=Authenticity(verdict="fake", fake_class=cls, edited_fields=edited or []),
-                        **kw)
+    return ReceiptLabel(authenticity=Authenticity(verdict="fake", fake_class=cls, edited_fields=edited or []), **kw)
 
 
 def case(cid: str, label: ReceiptLabel, **kw) -> Case:
@@ -40,17 +49,34 @@ def case(cid: str, label: ReceiptLabel, **kw) -> Case:
 
 
 def ok(cid: str, rep: int = 0, target: str = SELF, **verdict) -> Outcome:
-    return Outcome(run_id="audit", case_id=cid, target=target, repetition=rep, status="ok", attempts=1,
-                   latency_s=1.0, verdict=Verdict(**verdict))
+    return Outcome(
+        run_id="audit",
+        case_id=cid,
+        target=target,
+        repetition=rep,
+        status="ok",
+        attempts=1,
+        latency_s=1.0,
+        verdict=Verdict(**verdict),
+    )
 
 
 def failed(cid: str, rep: int = 0, target: str = SELF, status: str = "error") -> Outcome:
-    return Outcome(run_id="audit", case_id=cid, target=target, repetition=rep, status=status, attempts=1,
-                   latency_s=1.0, error="boom")
+    return Outcome(
+        run_id="audit",
+        case_id=cid,
+        target=target,
+        repetition=rep,
+        status=status,
+        attempts=1,
+        latency_s=1.0,
+        error="boom",
+    )
 
 
-def score(tmp: Path, cases: list[Case], outcomes: list[Outcome], reps: int = 1,
-          targets: list[TargetInfo] | None = None):
+def score(
+    tmp: Path, cases: list[Case], outcomes: list[Outcome], reps: int = 1, targets: list[TargetInfo] | None = None
+):
     enc = msgspec.json.Encoder()
     sdir = tmp / "suite"
     sdir.mkdir(parents=True, exist_ok=True)
@@ -61,9 +87,17 @@ def score(tmp: Path, cases: list[Case], outcomes: list[Outcome], reps: int = 1,
     rdir = tmp / "runs" / "audit"
     rdir.mkdir(parents=True, exist_ok=True)
     targets = targets or [TargetInfo(id=SELF, kind="self", capabilities=ALL_CAPS)]
-    manifest = RunManifest(run_id="audit", suite_dir=str(sdir), suite_name="audit", suite_kind="receipt",
-                           manifest_sha256=file_sha256(sdir / "manifest.jsonl"), targets=targets,
-                           repetitions=reps, seed=1, rabench_version="test")
+    manifest = RunManifest(
+        run_id="audit",
+        suite_dir=str(sdir),
+        suite_name="audit",
+        suite_kind="receipt",
+        manifest_sha256=file_sha256(sdir / "manifest.jsonl"),
+        targets=targets,
+        repetitions=reps,
+        seed=1,
+        rabench_version="test",
+    )
     (rdir / "run.json").write_bytes(enc.encode(manifest))
     (rdir / "outcomes.jsonl").write_bytes(b"".join(enc.encode(o) + b"\n" for o in outcomes))
     result = score_runs([str(rdir)])
@@ -106,8 +140,12 @@ def test_a_case_without_any_outcome_counts_as_a_failed_run(tmp_path):
     otherwise a target that skips hard cases scores on an easier set. It counts as one run
     that did not succeed. Operations rates stay over the calls actually made.
     """
-    cases = [case("g1", genuine(total=1.0)), case("g2", genuine(total=2.0)),
-             case("f1", fake(total=3.0)), case("f2", fake(total=4.0))]
+    cases = [
+        case("g1", genuine(total=1.0)),
+        case("g2", genuine(total=2.0)),
+        case("f1", fake(total=3.0)),
+        case("f2", fake(total=4.0)),
+    ]
     outcomes = [ok("g1", fields=Fields(total=1.0), risk=0.2), ok("f1", fields=Fields(total=3.0), risk=0.9)]
     rows, _ = score(tmp_path, cases, outcomes)
     valid = row(rows, "extraction", "valid_output_rate")
@@ -135,12 +173,18 @@ def test_an_arithmetic_proof_counts_only_with_the_numbers(tmp_path):
     proof. The numbers may be in the reason's text or in the check it reports.
     """
     bare = Reason(text="Printed amounts don't add up.", kind="proof", proof_type="arithmetic")
-    in_text = Reason(text="Subtotal 8.00 + tax 2.00 = 10.00, but the total printed is 12.00.",
-                     kind="proof", proof_type="arithmetic")
-    via_check = Reason(text="Printed amounts don't add up.", kind="proof", proof_type="arithmetic",
-                       check="totals_add_up")
-    check = Check(name="totals_add_up", status="failed", fields=["total", "subtotal"],
-                  numbers={"subtotal": 8.0, "tax": 2.0, "total": 12.0})
+    in_text = Reason(
+        text="Subtotal 8.00 + tax 2.00 = 10.00, but the total printed is 12.00.", kind="proof", proof_type="arithmetic"
+    )
+    via_check = Reason(
+        text="Printed amounts don't add up.", kind="proof", proof_type="arithmetic", check="totals_add_up"
+    )
+    check = Check(
+        name="totals_add_up",
+        status="failed",
+        fields=["total", "subtotal"],
+        numbers={"subtotal": 8.0, "tax": 2.0, "total": 12.0},
+    )
     cases = [case(f"f{i}", fake()) for i in range(4)] + [case("g0", genuine())]
     outcomes = [
         ok("f0", risk=0.9, reasons=[bare]),
@@ -243,8 +287,7 @@ def test_latency_and_cost_decided_at_exactly_1_2_times_despite_float_error():
     base = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY, value=0.102, n=50)
     assert compare(ours, base)[0] == "win"
     assert compare(base, ours)[0] == "loss"
-    just_under = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY,
-                     value=0.1019, n=50)
+    just_under = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY, value=0.1019, n=50)
     assert compare(ours, just_under)[0] == "tie"
     few = Row(task="operations", metric="cost_per_check_usd", stratum="all", target=DIY, value=1.0, n=9)
     assert compare(ours, few) == ("tie", "fewer than 10 calls on one side")
@@ -266,8 +309,11 @@ def test_auc_with_repetitions_counts_each_case_once_as_the_mixture_of_its_runs(t
 
     runs = {"g1": [0.2, 0.6], "g2": [0.4], "f1": [0.5, 0.9], "f2": [None]}
     cases = [case("g1", genuine()), case("g2", genuine()), case("f1", fake()), case("f2", fake())]
-    outcomes = [ok(cid, rep, risk=r) if r is not None else failed(cid, rep)
-                for cid, rs in runs.items() for rep, r in enumerate(rs)]
+    outcomes = [
+        ok(cid, rep, risk=r) if r is not None else failed(cid, rep)
+        for cid, rs in runs.items()
+        for rep, r in enumerate(rs)
+    ]
     rows, _ = score(tmp_path, cases, outcomes, reps=2)
 
     def pair(f: str, g: str) -> float:  # slow reference: every run pair of two cases
@@ -288,8 +334,7 @@ def test_auc_with_repetitions_counts_each_case_once_as_the_mixture_of_its_runs(t
     assert auc.value != pytest.approx(1.0)
 
 
-def _detection_reference(genuine_risk: list[float | None], fake_risk: list[float | None],
-                         alpha: float) -> float:
+def _detection_reference(genuine_risk: list[float | None], fake_risk: list[float | None], alpha: float) -> float:
     """Slow: try every observed risk as threshold T (flag risk >= T; no risk never flagged);
     take the lowest T flagging at most alpha of genuine receipts; share of fakes flagged."""
     flagged = lambda rs, t: sum(1 for r in rs if r is not None and r >= t)  # noqa: E731
@@ -298,15 +343,18 @@ def _detection_reference(genuine_risk: list[float | None], fake_risk: list[float
     return flagged(fake_risk, min(valid)) / len(fake_risk) if valid else 0.0
 
 
-@pytest.mark.parametrize("genuine_risk,fake_risk", [
-    # Ties at 0.9 between a genuine receipt and a fake: at 5% the threshold must lie above.
-    ([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], [0.95, 0.9, 0.85, 0.5, None]),
-    # Every genuine receipt at 0: the lowest valid threshold is 0.3, and the fake with no
-    # risk (0.5 for AUC) is still never flagged.
-    ([0.0] * 10, [0.3, None]),
-    # A genuine receipt on top: nothing can be flagged at 1% and 5%.
-    ([0.99] + [0.1] * 9, [0.8, 0.7]),
-])
+@pytest.mark.parametrize(
+    "genuine_risk,fake_risk",
+    [
+        # Ties at 0.9 between a genuine receipt and a fake: at 5% the threshold must lie above.
+        ([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9], [0.95, 0.9, 0.85, 0.5, None]),
+        # Every genuine receipt at 0: the lowest valid threshold is 0.3, and the fake with no
+        # risk (0.5 for AUC) is still never flagged.
+        ([0.0] * 10, [0.3, None]),
+        # A genuine receipt on top: nothing can be flagged at 1% and 5%.
+        ([0.99] + [0.1] * 9, [0.8, 0.7]),
+    ],
+)
 def test_detection_at_a_false_flag_rate_follows_the_threshold_rule(tmp_path, genuine_risk, fake_risk):
     """Spec: "Detection at a 1%, 5% and 10% false-flag rate: the share of fakes flagged by
     the lowest threshold that flags at most that share of genuine receipts (ties at the
@@ -375,8 +423,7 @@ def test_stratum_rows_need_10_cases_in_the_row_itself(tmp_path):
     cases." Applied per row: a stratum row is written when the cases it counts number at
     least 10 (12 photos, of which 3 don't add up: coverage yes, recall no)."""
     cases = [case(f"p{i}", genuine(adds_up=i >= 3), tags={"capture": "photo"}) for i in range(12)]
-    outcomes = [ok(f"p{i}", risk=0.1, checks=[Check(name="totals_add_up", status="passed")])
-                for i in range(12)]
+    outcomes = [ok(f"p{i}", risk=0.1, checks=[Check(name="totals_add_up", status="passed")]) for i in range(12)]
     rows, _ = score(tmp_path, cases, outcomes)
     assert row(rows, "checks", "totals_add_up_coverage", "capture=photo").n == 12
     assert ("checks", "totals_add_up_recall", "capture=photo", SELF) not in rows
@@ -415,9 +462,24 @@ def test_pointing_keywords_are_the_pre_registered_list():
     words (optional plural), only for free-text reasons (no @field tag, no check)."""
     from rabench.score.pointing import KEYWORDS, keyword_fields, points_at
 
-    assert [k for k, _ in KEYWORDS] == ["total", "amount due", "subtotal", "tax", "VAT", "GST", "date",
-                                        "merchant", "store", "vendor", "logo", "name", "item", "line",
-                                        "quantity", "price"]
+    assert [k for k, _ in KEYWORDS] == [
+        "total",
+        "amount due",
+        "subtotal",
+        "tax",
+        "VAT",
+        "GST",
+        "date",
+        "merchant",
+        "store",
+        "vendor",
+        "logo",
+        "name",
+        "item",
+        "line",
+        "quantity",
+        "price",
+    ]
     assert keyword_fields("Amount  Due differs") == {"total"}
     assert keyword_fields("the SUBTOTAL") == {"subtotal"}
     assert keyword_fields("prices and items") == {"line_items"}
@@ -429,8 +491,7 @@ def test_pointing_keywords_are_the_pre_registered_list():
 def test_a_missing_repetition_is_not_filled_in(tmp_path):
     """Spec: "A case run several times counts once, with the share of its runs that
     succeeded." A case with one of two repetitions recorded counts with the run it has."""
-    rows, _ = score(tmp_path, [case("g0", genuine(total=1.0))], [ok("g0", 0, fields=Fields(total=1.0))],
-                    reps=2)
+    rows, _ = score(tmp_path, [case("g0", genuine(total=1.0))], [ok("g0", 0, fields=Fields(total=1.0))], reps=2)
     assert row(rows, "extraction", "total_accuracy").value == 1.0
 
 
@@ -493,8 +554,10 @@ def test_a_stratum_name_is_one_population_in_every_decisions_row(tmp_path):
         same = [float((runs[c][0] >= 0.5) == (runs[c][1] >= 0.5)) for c in members]
         risk = [r for c in members for r in runs[c]]
         fake_ = [not c.startswith("g") for c in members for _ in runs[c]]
-        return {"decision_consistency": (sum(same) / len(same), len(same)),
-                "calibration_error": (_ece_reference(risk, fake_), len(risk))}
+        return {
+            "decision_consistency": (sum(same) / len(same), len(same)),
+            "calibration_error": (_ece_reference(risk, fake_), len(risk)),
+        }
 
     label_group = [f"g{i}" for i in range(14)] + [f"a{i}" for i in range(11)]
     photo = [f"g{i}" for i in range(10)] + [f"a{i}" for i in range(3)]
@@ -524,8 +587,9 @@ def test_precision_counts_each_flagged_document_once_and_its_interval_uses_that_
         "u1": (None, [True, True, True]),  # unlabelled: not in precision
     }
     cases = [case(cid, genuine(**({} if adds is None else {"adds_up": adds}))) for cid, (adds, _) in plan.items()]
-    outcomes = [ok(cid, rep=r, checks=fails if f else passes)
-                for cid, (_, flags) in plan.items() for r, f in enumerate(flags)]
+    outcomes = [
+        ok(cid, rep=r, checks=fails if f else passes) for cid, (_, flags) in plan.items() for r, f in enumerate(flags)
+    ]
     rows, _ = score(tmp_path, cases, outcomes, reps=3)
     precision = row(rows, "checks", "totals_add_up_precision")
     flagged_docs = [cid for cid, (adds, flags) in plan.items() if adds is not None and any(flags)]

@@ -25,11 +25,15 @@ def _run(capsys, *args: str) -> tuple[int, str, str]:
     out = capsys.readouterr()
     return code, out.out, out.err
 
+
 # (id, capture, forge, fake, ghost value, thumbnail local score)
 CASES = [
-    ("f0", "photo", "rephoto", False, 2.0, 0.10), ("f1", "photo", "total", True, 1.0, 0.40),
-    ("f2", "photo", "total", True, 3.0, 0.20), ("f3", None, None, False, 1.5, None),
-    ("f4", None, "total", True, 6.0, None), ("f5", None, None, False, 5.0, None),
+    ("f0", "photo", "rephoto", False, 2.0, 0.10),
+    ("f1", "photo", "total", True, 1.0, 0.40),
+    ("f2", "photo", "total", True, 3.0, 0.20),
+    ("f3", None, None, False, 1.5, None),
+    ("f4", None, "total", True, 6.0, None),
+    ("f5", None, None, False, 5.0, None),
 ]
 
 
@@ -44,15 +48,25 @@ def _write(tmp: Path) -> tuple[Path, Path]:
         data = f"receipt {cid}".encode()
         (suite / "files" / f"{cid}.jpg").write_bytes(data)
         verdict = {"verdict": "fake", "fake_class": "hand_edit"} if fake else {"verdict": "genuine"}
-        return json.dumps({"id": cid, "file": f"files/{cid}.jpg", "sha256": hashlib.sha256(data).hexdigest(),
-                           "media_type": "image/jpeg", "label": {"authenticity": verdict}, "tags": tags})
+        return json.dumps(
+            {
+                "id": cid,
+                "file": f"files/{cid}.jpg",
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "media_type": "image/jpeg",
+                "label": {"authenticity": verdict},
+                "tags": tags,
+            }
+        )
 
     for cid, capture, forge, fake, ghost, local in CASES:
         tags = {k: v for k, v in (("capture", capture), ("forge", forge), ("saved", "keep")) if v}
         lines.append(case(cid, fake, tags))
         signals = [Signal("visual.jpeg_ghost", "opinion", "ghost", reason=False, value=ghost)]
         if local is not None:
-            signals.append(Signal("exif.thumbnail_match", "file_fact", f"matches (score {local:.2f} where 1 = differs)"))
+            signals.append(
+                Signal("exif.thumbnail_match", "file_fact", f"matches (score {local:.2f} where 1 = differs)")
+            )
         results.append(CaseResult(cid, True, fake, signals))
     results.append(CaseResult("f9", False, True, []))  # a derived case: not a base case, left out
     lines.append(case("f9", True, {})[:-1] + ', "lineage": {"of": "f4", "transform": "reencode"}}')

@@ -23,7 +23,7 @@ def wide_png(width: int = 100_000, height: int = 1) -> bytes:
 
 def _scan_end(data: bytes, pos: int) -> int:
     """The end of the SOS segment at ``pos``, entropy-coded data included."""
-    end = pos + 2 + struct.unpack(">H", data[pos + 2:pos + 4])[0]
+    end = pos + 2 + struct.unpack(">H", data[pos + 2 : pos + 4])[0]
     while True:
         end = data.index(b"\xff", end)
         if data[end + 1] == 0 or 0xD0 <= data[end + 1] <= 0xD7:
@@ -43,7 +43,7 @@ def many_scans_jpeg(side: int = 3000, scans: int = 2000) -> bytes:
             last = (pos, _scan_end(data, pos))
             pos = last[1]
         else:
-            pos += 2 + struct.unpack(">H", data[pos + 2:pos + 4])[0]
+            pos += 2 + struct.unpack(">H", data[pos + 2 : pos + 4])[0]
     assert last is not None, "no scan"
     start, end = last
     return data[:end] + data[start:end] * scans + data[end:]

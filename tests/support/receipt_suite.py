@@ -33,13 +33,18 @@ def make_suite(root: Path, n: int) -> Path:
         fake = i % 3 == 2
         label = ReceiptLabel(
             authenticity=Authenticity(verdict="fake", fake_class="hand_edit", edited_fields=["total"])
-            if fake else Authenticity(verdict="genuine"),
-            merchant=f"Shop {i}", date=f"2025-01-0{1 + i % 9}", total=10 + i + 0.5,
-            currency="EUR", subtotal=None,
+            if fake
+            else Authenticity(verdict="genuine"),
+            merchant=f"Shop {i}",
+            date=f"2025-01-0{1 + i % 9}",
+            total=10 + i + 0.5,
+            currency="EUR",
+            subtotal=None,
             line_items=[LineItem(description="Item", total=10 + i + 0.5, quantity=1, unit_price=10 + i + 0.5)],
         )
-        case = Case(id=f"c{i:03d}", file=name, sha256=hashlib.sha256(data).hexdigest(),
-                    media_type="image/png", label=label)
+        case = Case(
+            id=f"c{i:03d}", file=name, sha256=hashlib.sha256(data).hexdigest(), media_type="image/png", label=label
+        )
         lines.append(msgspec.json.encode(case))
     (root / "manifest.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root

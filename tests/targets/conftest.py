@@ -37,8 +37,9 @@ def receipt(tmp_path):
     im.save(buf, "PNG")
     path = tmp_path / "prepared.png"
     path.write_bytes(buf.getvalue())
-    return CheckRequest(case_id="c1", original=path, media_type="image/png",
-                        prepared=path, prepared_media_type="image/png")
+    return CheckRequest(
+        case_id="c1", original=path, media_type="image/png", prepared=path, prepared_media_type="image/png"
+    )
 
 
 @pytest.fixture

@@ -27,10 +27,15 @@ def test_the_prompt_lists_exactly_the_contract_vocabulary():
 
 GOOD = {
     "decision": "escalate fraud",
-    "fields": {"total": {"value": "1.234,50", "evidence": {"doc": "invoice.pdf", "page": 1, "box": [0.6, 0.8, 0.9, 0.85]}},
-               "invoice_date": "2026-03-02T00:00:00", "invoice_number": 12345, "vendor_name": "null"},
+    "fields": {
+        "total": {"value": "1.234,50", "evidence": {"doc": "invoice.pdf", "page": 1, "box": [0.6, 0.8, 0.9, 0.85]}},
+        "invoice_date": "2026-03-02T00:00:00",
+        "invoice_number": 12345,
+        "vendor_name": "null",
+    },
     "line_items": [{"description": "Bolts", "quantity": 2, "unit_price": "1,50", "total": "3,00"}, {"description": ""}],
-    "reason_codes": ["bank_account_changed"], "discrepancies": [],
+    "reason_codes": ["bank_account_changed"],
+    "discrepancies": [],
     "duplicate_links": [{"kind": "duplicate", "source": "invoice.pdf", "target": "LED-000001"}],
     "campaign_links": None,
     "probabilities": {"bank_fraud": 0.7, "safe": 0.3},
@@ -48,15 +53,18 @@ def test_an_answer_in_prose_and_fences_parses_with_the_receipt_rules():
     assert v.probabilities == {"bank_fraud": 0.7, "safe": 0.3}
 
 
-@pytest.mark.parametrize("change", [
-    {"decision": "APPROVE"},
-    {"reason_codes": ["looks_fishy"]},
-    {"probabilities": {"safe": 1.4}},
-    {"fields": {"colour": "red"}},
-    {"fields": {"total": {"value": "lots"}}},
-    {"fields": {"total": {"value": 1, "evidence": {"doc": "invoice.pdf", "page": 1, "box": [0.9, 0.1, 0.2, 0.3]}}}},
-    {"duplicate_links": [{"kind": "same", "source": "a", "target": "b"}]},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"decision": "APPROVE"},
+        {"reason_codes": ["looks_fishy"]},
+        {"probabilities": {"safe": 1.4}},
+        {"fields": {"colour": "red"}},
+        {"fields": {"total": {"value": "lots"}}},
+        {"fields": {"total": {"value": 1, "evidence": {"doc": "invoice.pdf", "page": 1, "box": [0.9, 0.1, 0.2, 0.3]}}}},
+        {"duplicate_links": [{"kind": "same", "source": "a", "target": "b"}]},
+    ],
+)
 def test_anything_outside_the_contract_is_an_unreadable_answer(change):
     with pytest.raises(AnswerError):
         parse_ap_answer(json.dumps({**GOOD, **change}))

@@ -32,12 +32,30 @@ def test_self_and_diy_run_and_score_on_an_ap_suite(tmp_path, monkeypatch):
     suite = tmp_path / "suite"
     cases = write_bundle_suite(suite, n=14)
     out = tmp_path / "run"
-    with BackgroundFakeProvider(Profile(seed=1, default=ModelProfile(latency=Latency(ms=1))),
-                                labels=load_suite_labels(suite)) as fake:
+    with BackgroundFakeProvider(
+        Profile(seed=1, default=ModelProfile(latency=Latency(ms=1))), labels=load_suite_labels(suite)
+    ) as fake:
         for k, v in {**fake.env(), "OPENAI_COMPATIBLE_API_KEY": "sk-test-0123456789"}.items():
             monkeypatch.setenv(k, v)
-        code = main(["run", "--suite", str(suite), "--out", str(out), "--progress", "none", "--repeat", "2",
-                     "--cache", str(tmp_path / "cache"), "--target", "self", "--target", DIY])
+        code = main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(out),
+                "--progress",
+                "none",
+                "--repeat",
+                "2",
+                "--cache",
+                str(tmp_path / "cache"),
+                "--target",
+                "self",
+                "--target",
+                DIY,
+            ]
+        )
     assert code == 0
     outcomes = [msgspec.json.decode(x, type=Outcome) for x in (out / "outcomes.jsonl").read_bytes().splitlines()]
     assert len(outcomes) == 2 * 2 * len(cases)
@@ -69,8 +87,26 @@ def test_bench_kind_ap_runs_scores_and_reports(tmp_path, monkeypatch):
     suite = tmp_path / "suite"
     write_bundle_suite(suite, n=7)
     monkeypatch.chdir(tmp_path)
-    assert main(["bench", "--kind", "ap", "--suite", str(suite), "--targets", "self", "--repeat", "1",
-                 "--run-id", "t", "--config", str(tmp_path / "none.toml")]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "--kind",
+                "ap",
+                "--suite",
+                str(suite),
+                "--targets",
+                "self",
+                "--repeat",
+                "1",
+                "--run-id",
+                "t",
+                "--config",
+                str(tmp_path / "none.toml"),
+            ]
+        )
+        == 0
+    )
     report = tmp_path / "reports" / "t"
     assert "## Accounts payable" in (report / "report.md").read_text()
     assert "<section id='ap'>" in (report / "report.html").read_text()
@@ -83,8 +119,21 @@ def test_an_ap_run_resumes_and_a_receipt_target_is_invalid_output(tmp_path):
     suite = tmp_path / "suite"
     cases = write_bundle_suite(suite, n=7)
     out = tmp_path / "run"
-    args = ["run", "--suite", str(suite), "--out", str(out), "--progress", "none", "--cache", str(tmp_path / "c"),
-            "--target", "self", "--target", "null"]
+    args = [
+        "run",
+        "--suite",
+        str(suite),
+        "--out",
+        str(out),
+        "--progress",
+        "none",
+        "--cache",
+        str(tmp_path / "c"),
+        "--target",
+        "self",
+        "--target",
+        "null",
+    ]
     assert main(args) == 0
     first = (out / "outcomes.jsonl").read_bytes()
     assert main([*args[:5], "--resume", "--progress", "none", "--cache", str(tmp_path / "c")]) == 0

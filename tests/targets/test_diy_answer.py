@@ -10,11 +10,18 @@ import pytest
 from rabench.targets.diy.answer import AnswerError, parse_answer, to_amount
 
 GOOD = {
-    "merchant": " Corner Shop ", "date": "2025-03-14", "subtotal": 10, "tax_total": "0,80",
-    "total": "10.80", "currency": "eur", "receipt_number": 12345,
-    "line_items": [{"description": "Tea", "quantity": 2, "unit_price": 2.5, "total": 5},
-                   {"description": "Cake", "quantity": 1, "unit_price": "5,00", "total": None},
-                   {"description": "", "total": 1.0}],
+    "merchant": " Corner Shop ",
+    "date": "2025-03-14",
+    "subtotal": 10,
+    "tax_total": "0,80",
+    "total": "10.80",
+    "currency": "eur",
+    "receipt_number": 12345,
+    "line_items": [
+        {"description": "Tea", "quantity": 2, "unit_price": 2.5, "total": 5},
+        {"description": "Cake", "quantity": 1, "unit_price": "5,00", "total": None},
+        {"description": "", "total": 1.0},
+    ],
     "risk": 0.7,
     "reasons": ["@total digits look pasted", {"text": "odd font", "fields": ["@merchant"]}],
 }
@@ -59,9 +66,22 @@ def test_at_most_five_reasons_kept():
 
 @pytest.mark.parametrize(
     "raw,expected",
-    [("12,50", 12.5), ("1,234.50", 1234.5), ("1.234,50", 1234.5), ("1,234", 1234.0), ("12,505", 12505.0),
-     ("$ 12.50", 12.5), ("12.50 EUR", 12.5), ("€3", 3.0), ("-4.20", -4.2), ("1 234,5", 1234.5),
-     (7, 7.0), ("n/a", None), ("", None), (None, None)],
+    [
+        ("12,50", 12.5),
+        ("1,234.50", 1234.5),
+        ("1.234,50", 1234.5),
+        ("1,234", 1234.0),
+        ("12,505", 12505.0),
+        ("$ 12.50", 12.5),
+        ("12.50 EUR", 12.5),
+        ("€3", 3.0),
+        ("-4.20", -4.2),
+        ("1 234,5", 1234.5),
+        (7, 7.0),
+        ("n/a", None),
+        ("", None),
+        (None, None),
+    ],
 )
 def test_amount_rules(raw, expected):
     assert to_amount(raw) == expected
@@ -86,8 +106,15 @@ def test_missing_risk_means_no_opinion():
 
 @pytest.mark.parametrize(
     "key,value",
-    [("merchant", ["a"]), ("total", {"x": 1}), ("line_items", "tea"), ("line_items", [1]),
-     ("reasons", 3), ("date", 20250314), ("currency", 978)],
+    [
+        ("merchant", ["a"]),
+        ("total", {"x": 1}),
+        ("line_items", "tea"),
+        ("line_items", [1]),
+        ("reasons", 3),
+        ("date", 20250314),
+        ("currency", 978),
+    ],
 )
 def test_wrong_types_make_the_whole_answer_invalid(key, value):
     with pytest.raises(AnswerError, match=key.split("_")[0]):
@@ -120,20 +147,63 @@ from hypothesis import strategies as st  # noqa: E402
 from rabench.targets.diy import answer as _answer  # noqa: E402
 
 _scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.sampled_from([10**30, -(10**19)]),
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["", " n/a ", "null", "12,50", "1.234,50",
-                                                                     "$3.00", "EUR 4", "2025-03-14",
-                                                                     "2025-02-30", "14/03/2025", "usd",
-                                                                     "x\u00e9 @total", "\ud800", "{", "}"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.sampled_from([10**30, -(10**19)]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(
+        [
+            "",
+            " n/a ",
+            "null",
+            "12,50",
+            "1.234,50",
+            "$3.00",
+            "EUR 4",
+            "2025-03-14",
+            "2025-02-30",
+            "14/03/2025",
+            "usd",
+            "x\u00e9 @total",
+            "\ud800",
+            "{",
+            "}",
+        ]
+    ),
     st.text(max_size=12),
 )
-_values = st.recursive(_scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["text", "reason", "fields", "description",
-                                                                 "quantity", "unit_price", "total", "x"]),
-                                                 inner, max_size=4)), max_leaves=8)
-_objects = st.dictionaries(st.sampled_from(["merchant", "date", "subtotal", "tax_total", "total", "currency",
-                                            "receipt_number", "line_items", "risk", "reasons", "other"]),
-                           _values, max_size=8)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["text", "reason", "fields", "description", "quantity", "unit_price", "total", "x"]),
+            inner,
+            max_size=4,
+        ),
+    ),
+    max_leaves=8,
+)
+_objects = st.dictionaries(
+    st.sampled_from(
+        [
+            "merchant",
+            "date",
+            "subtotal",
+            "tax_total",
+            "total",
+            "currency",
+            "receipt_number",
+            "line_items",
+            "risk",
+            "reasons",
+            "other",
+        ]
+    ),
+    _values,
+    max_size=8,
+)
 
 
 def _general(text: str):
@@ -151,13 +221,17 @@ def _fast(text: str):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=_objects, before=st.sampled_from(["", "Here it is: ", "{oops} ", "```json\n", "```\n{\"a\": 1}\n```\n"]),
-       after=st.sampled_from(["", " done.", " {also}", "\n```", " }"]), dup=st.booleans())
+@given(
+    obj=_objects,
+    before=st.sampled_from(["", "Here it is: ", "{oops} ", "```json\n", '```\n{"a": 1}\n```\n']),
+    after=st.sampled_from(["", " done.", " {also}", "\n```", " }"]),
+    dup=st.booleans(),
+)
 def test_the_fast_path_agrees_with_the_general_path(obj, before, after, dup):
     body = json.dumps(obj, allow_nan=True)
     if dup and obj:  # a key written twice: both paths keep the last value
         first = next(iter(obj))
-        body = body[:-1] + (", " if len(obj) else "") + json.dumps(first) + ": \"again\"}"
+        body = body[:-1] + (", " if len(obj) else "") + json.dumps(first) + ': "again"}'
     text = before + body + after
     assert _fast(text) == _general(text)
 
@@ -184,8 +258,7 @@ def _line_items_ref(value):
             total = round(quantity * unit_price, 2)
         if not description or total is None:
             continue
-        items.append(_answer.LineItem(description=description, total=total, quantity=quantity,
-                                      unit_price=unit_price))
+        items.append(_answer.LineItem(description=description, total=total, quantity=quantity, unit_price=unit_price))
     return items
 
 
@@ -197,17 +270,37 @@ def _outcome(fn, *args):
 
 
 _descriptions = st.one_of(st.sampled_from(["", " n/a ", "NULL", " Tea ", "TEA 2x", "-", "  "]), _scalars)
-_amounts = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([math.inf, -math.inf, math.nan, 2.5]),
-                   st.integers(-1000, 1000), _scalars)
-_item = st.fixed_dictionaries({}, optional={"description": _descriptions, "quantity": _amounts,
-                                            "unit_price": _amounts, "total": _amounts, "x": _scalars})
+_amounts = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([math.inf, -math.inf, math.nan, 2.5]),
+    st.integers(-1000, 1000),
+    _scalars,
+)
+_item = st.fixed_dictionaries(
+    {},
+    optional={
+        "description": _descriptions,
+        "quantity": _amounts,
+        "unit_price": _amounts,
+        "total": _amounts,
+        "x": _scalars,
+    },
+)
 _items = st.lists(st.one_of(_item, _scalars), max_size=4)
 
 
-_ITEM_EDGES = [[{"quantity": math.inf}], [{"description": "Tea", "unit_price": -math.inf, "quantity": 2.0}],
-               [{"description": "Tea", "total": math.nan}], [{"description": " n/a ", "total": 1.0}],
-               [{"description": "  Tea  ", "quantity": 2.0, "unit_price": 1.25}], [{"description": True}],
-               [{"description": "Tea", "total": "12,50"}], [{"description": "Tea", "total": 3}], ["x"], "x"]
+_ITEM_EDGES = [
+    [{"quantity": math.inf}],
+    [{"description": "Tea", "unit_price": -math.inf, "quantity": 2.0}],
+    [{"description": "Tea", "total": math.nan}],
+    [{"description": " n/a ", "total": 1.0}],
+    [{"description": "  Tea  ", "quantity": 2.0, "unit_price": 1.25}],
+    [{"description": True}],
+    [{"description": "Tea", "total": "12,50"}],
+    [{"description": "Tea", "total": 3}],
+    ["x"],
+    "x",
+]
 
 
 @pytest.mark.parametrize("value", _ITEM_EDGES)

@@ -19,8 +19,7 @@ from diyfakes import PROVIDERS
 
 pytestmark = pytest.mark.anyio
 IDS = [p[0] for p in PROVIDERS]
-PRICES = tomllib.loads(
-    resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"]
+PRICES = tomllib.loads(resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"]
 
 
 def scripted(*behaviours: str, require_key: bool = True, **kw) -> Profile:
@@ -37,8 +36,9 @@ async def one_check(provider, model, receipt, config=None):
 
 
 @pytest.mark.parametrize("provider,model,auth,style,key_env", PROVIDERS, ids=IDS)
-async def test_request_matches_the_documented_wire_format(provider, model, auth, style, key_env,
-                                                         keys, receipt, fake_server):
+async def test_request_matches_the_documented_wire_format(
+    provider, model, auth, style, key_env, keys, receipt, fake_server
+):
     profile = scripted("right", require_key=auth is not None)
     async with fake_server(profile) as fake:
         _, verdict = await one_check(provider, model, receipt)
@@ -80,8 +80,12 @@ async def test_request_matches_the_documented_wire_format(provider, model, auth,
     assert verdict.reasons and all(r.kind == "opinion" for r in verdict.reasons)
     usage = verdict.usage
     assert (usage.input_tokens, usage.output_tokens) == (1500, 250)
-    price_key = {"openai": "openai/gpt-5", "gateway": "openai/gpt-5", "anthropic": "anthropic/claude-sonnet-4.5",
-                 "gemini": "google/gemini-2.5-flash"}.get(provider)
+    price_key = {
+        "openai": "openai/gpt-5",
+        "gateway": "openai/gpt-5",
+        "anthropic": "anthropic/claude-sonnet-4.5",
+        "gemini": "google/gemini-2.5-flash",
+    }.get(provider)
     if price_key:
         p = PRICES[price_key]
         assert usage.cost_usd == pytest.approx((1500 * p["input"] + 250 * p["output"]) / 1e6)
@@ -91,14 +95,23 @@ async def test_request_matches_the_documented_wire_format(provider, model, auth,
 
 
 TRANSPORT = {"429": 429, "408": 408, "500": 500, "502": 502, "503": 503, "529": 529, "reset": None}
-RECORDED = {"400": "error", "401": "error", "403": "error", "404": "error", "422": "error",
-            "refusal": "refusal", "content_filter": "refusal", "other_model": "error",
-            "unreadable": "invalid_output", "malformed": "invalid_output", "empty": "invalid_output"}
+RECORDED = {
+    "400": "error",
+    "401": "error",
+    "403": "error",
+    "404": "error",
+    "422": "error",
+    "refusal": "refusal",
+    "content_filter": "refusal",
+    "other_model": "error",
+    "unreadable": "invalid_output",
+    "malformed": "invalid_output",
+    "empty": "invalid_output",
+}
 
 
 @pytest.mark.parametrize("provider,model,auth,style,key_env", PROVIDERS, ids=IDS)
-async def test_each_reply_maps_to_one_outcome(provider, model, auth, style, key_env, keys, receipt,
-                                              fake_server):
+async def test_each_reply_maps_to_one_outcome(provider, model, auth, style, key_env, keys, receipt, fake_server):
     behaviours = list(TRANSPORT) + list(RECORDED) + ["wrong"]
     async with fake_server(scripted(*behaviours, retry_after="2", require_key=False)) as fake:
         target = make_target(f"diy:{provider}:{model}", C({}))
@@ -136,8 +149,9 @@ async def test_dated_snapshot_of_the_pinned_alias_is_accepted(provider, model, k
 
 
 @pytest.mark.parametrize("provider,model,auth,style,key_env", [p for p in PROVIDERS if p[2]], ids=IDS[:2] + IDS[3:])
-async def test_a_key_echoed_by_the_provider_never_reaches_the_error(provider, model, auth, style, key_env,
-                                                                   keys, receipt, fake_server):
+async def test_a_key_echoed_by_the_provider_never_reaches_the_error(
+    provider, model, auth, style, key_env, keys, receipt, fake_server
+):
     async with fake_server(scripted("401", echo_key=True)) as fake:
         with pytest.raises(TargetFailure) as info:
             await one_check(provider, model, receipt)
@@ -160,8 +174,7 @@ async def test_one_session_reused_and_pool_sized_to_concurrency(keys, receipt, f
     assert len({r.peer for r in fake.requests}) <= 2  # at most 2 sockets, reused
 
 
-async def test_a_hung_request_is_cancelled_by_the_caller_and_the_target_still_works(keys, receipt,
-                                                                                  fake_server):
+async def test_a_hung_request_is_cancelled_by_the_caller_and_the_target_still_works(keys, receipt, fake_server):
     async with fake_server(scripted("hang", "right")):
         target = make_target("diy:anthropic:claude-sonnet-4-5", C({}))
         await target.open()
@@ -185,14 +198,22 @@ async def test_a_key_echoed_into_an_ok_answer_is_scrubbed_from_the_verdict(echo,
     from rabench.targets.diy.target import _without_key
 
     key = "sk-echo-0123456789abcdef"
-    answer = {"merchant": f"Shop {key}" if echo == "merchant" else "Shop", "total": 5.0, "risk": 0.2,
-              "reasons": [f"the   header said\n{key}" if echo == "reason" else "fine"]}
+    answer = {
+        "merchant": f"Shop {key}" if echo == "merchant" else "Shop",
+        "total": 5.0,
+        "risk": 0.2,
+        "reasons": [f"the   header said\n{key}" if echo == "reason" else "fine"],
+    }
     model = f"fake-vl-{key}" if echo == "model" else "fake-vl"
 
     async def reply(request: web.Request) -> web.Response:
-        return web.json_response({"model": model, "usage": {"prompt_tokens": 10, "completion_tokens": 5},
-                                  "choices": [{"finish_reason": "stop",
-                                               "message": {"content": json.dumps(answer)}}]})
+        return web.json_response(
+            {
+                "model": model,
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5},
+                "choices": [{"finish_reason": "stop", "message": {"content": json.dumps(answer)}}],
+            }
+        )
 
     app = web.Application()
     app.router.add_post("/v1/chat/completions", reply)
@@ -204,8 +225,9 @@ async def test_a_key_echoed_into_an_ok_answer_is_scrubbed_from_the_verdict(echo,
     monkeypatch.setenv("RABENCH_OPENAI_COMPATIBLE_BASE_URL", f"http://127.0.0.1:{port}/v1")
     monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", key)
     try:
-        target, verdict = await one_check("openai-compatible", "fake-vl", receipt,
-                                          {"providers": {"openai-compatible": {"check_model": False}}})
+        target, verdict = await one_check(
+            "openai-compatible", "fake-vl", receipt, {"providers": {"openai-compatible": {"check_model": False}}}
+        )
     finally:
         await runner.cleanup()
     raw = msgspec.json.encode(verdict)

@@ -25,8 +25,12 @@ def test_pool_size_follows_the_runners_concurrency_fallback():
 
 
 def test_custom_openai_compatible_provider(monkeypatch):
-    config = C({"providers": {"ollama": {"wire": "openai-compatible", "base_url": "http://127.0.0.1:11434/v1"}},
-                "defaults": {}})
+    config = C(
+        {
+            "providers": {"ollama": {"wire": "openai-compatible", "base_url": "http://127.0.0.1:11434/v1"}},
+            "defaults": {},
+        }
+    )
     assert "ollama" in provider_names(config)
     t = make_target("diy:ollama:llava:13b", config)  # model ids may contain ':'
     assert t.info.model == "llava:13b" and t.info.provider == "ollama"

@@ -10,13 +10,23 @@ import pytest
 from rabench.targets.diy import anthropic, gemini, openai
 
 OPENAI = [
-    {"model": "gpt-5", "choices": [{"message": {"content": "{\"total\": 1}"}, "finish_reason": "stop"}],
-     "usage": {"prompt_tokens": 1500, "completion_tokens": 250}},
+    {
+        "model": "gpt-5",
+        "choices": [{"message": {"content": '{"total": 1}'}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1500, "completion_tokens": 250},
+    },
     {"model": "gpt-5", "choices": [{"message": {"content": None, "refusal": " no. "}, "finish_reason": "stop"}]},
     {"model": "gpt-5", "choices": [{"message": {"content": "x", "refusal": "  "}, "finish_reason": "stop"}]},
     {"choices": [{"message": {"content": "partial"}, "finish_reason": "content_filter"}], "usage": {}},
-    {"model": "m", "choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}]},
-    {"model": "m", "choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": -3, "completion_tokens": True}},
+    {
+        "model": "m",
+        "choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}}],
+    },
+    {
+        "model": "m",
+        "choices": [{"message": {"content": "x"}}],
+        "usage": {"prompt_tokens": -3, "completion_tokens": True},
+    },
     {"model": 7, "choices": [{"message": {"content": "x"}}]},
     {"choices": []},
     {"choices": [{}], "id": "extra", "system_fingerprint": "fp"},
@@ -24,17 +34,28 @@ OPENAI = [
     {"no": "choices"},
 ]
 ANTHROPIC = [
-    {"model": "claude", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-     "stop_reason": "end_turn", "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 3}},
+    {
+        "model": "claude",
+        "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 3},
+    },
     {"model": "claude", "content": [{"type": "thinking", "thinking": "..."}], "stop_reason": "refusal"},
     {"model": "claude", "content": [], "stop_reason": "max_tokens", "usage": {"input_tokens": -1}},
     {"content": [{"type": "text"}]},
     {"content": "not a list"},
 ]
 GEMINI = [
-    {"modelVersion": "gemini-2.5-flash", "candidates": [{"content": {"parts": [
-        {"text": "thinking", "thought": True}, {"text": "an"}, {"text": "swer"}]}, "finishReason": "STOP"}],
-     "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20, "thoughtsTokenCount": 7}},
+    {
+        "modelVersion": "gemini-2.5-flash",
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "thinking", "thought": True}, {"text": "an"}, {"text": "swer"}]},
+                "finishReason": "STOP",
+            }
+        ],
+        "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20, "thoughtsTokenCount": 7},
+    },
     {"candidates": [{"content": {"parts": [{"text": "x"}]}, "finishReason": "SAFETY"}]},
     {"promptFeedback": {"blockReason": "OTHER"}, "usageMetadata": {"promptTokenCount": 5}},
     {"candidates": [{"finishReason": "MAX_TOKENS"}]},
@@ -106,8 +127,9 @@ def test_the_image_json_is_encoded_once_is_what_encoding_the_string_gives_and_st
     for wire, name in ((openai, "openai"), (anthropic, "anthropic"), (gemini, "gemini")):
         s = provider_settings(name, TargetsConfig())
         raw = cache.json_value("p.png", wire, "image/jpeg", b64)
-        assert (msgspec.json.encode(wire.build(s, "k", "m", "P", raw, "image/jpeg").body)
-                == msgspec.json.encode(wire.build(s, "k", "m", "P", b64, "image/jpeg").body))
+        assert msgspec.json.encode(wire.build(s, "k", "m", "P", raw, "image/jpeg").body) == msgspec.json.encode(
+            wire.build(s, "k", "m", "P", b64, "image/jpeg").body
+        )
     assert cache.json_bytes <= 1000 and len(cache._json) == 2  # the oldest went out
 
 
@@ -133,8 +155,7 @@ def test_a_request_body_is_the_same_whether_the_image_json_is_cached_or_not(tmp_
         from rabench.targets.diy import openai
         from rabench.targets.diy.config import provider_settings
 
-        t = diy_target.DiyTarget("diy:openai:m", provider_settings("openai", TargetsConfig()), openai, "m",
-                                 None, None)
+        t = diy_target.DiyTarget("diy:openai:m", provider_settings("openai", TargetsConfig()), openai, "m", None, None)
         t._session = Session()  # type: ignore[assignment]
         request = CheckRequest("c", image, "image/png", image, "image/png")
         for _ in range(2):
@@ -147,4 +168,5 @@ def test_a_request_body_is_the_same_whether_the_image_json_is_cached_or_not(tmp_
     anyio.run(go)
     assert len(bodies) == 2 and bodies[0] == bodies[1]
     import base64
+
     assert base64.b64encode(image.read_bytes()) in bodies[0]

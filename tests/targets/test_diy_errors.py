@@ -8,7 +8,12 @@ import pytest
 
 from rabench.targets.base import TargetFailure, TransportFailure
 from rabench.targets.diy.errors import (
-    Decision, classify_status, model_matches, parse_retry_after, raise_for, scrub,
+    Decision,
+    classify_status,
+    model_matches,
+    parse_retry_after,
+    raise_for,
+    scrub,
 )
 
 
@@ -61,11 +66,17 @@ def test_keys_are_scrubbed_even_when_the_provider_echoes_them():
 
 @pytest.mark.parametrize(
     "pinned,answered,ok",
-    [("gpt-5", "gpt-5", True), ("gpt-4o", "gpt-4o-2024-08-06", True),
-     ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", True),
-     ("gemini-2.5-flash", "models/gemini-2.5-flash", True), ("gpt-5", None, True),
-     ("gpt-5", "gpt-5-mini", False), ("gpt-5", "gpt-4o", False),
-     ("claude-sonnet-4-5", "claude-haiku-4-5-20251001", False), ("gpt-5", "gpt-5-2025", False)],
+    [
+        ("gpt-5", "gpt-5", True),
+        ("gpt-4o", "gpt-4o-2024-08-06", True),
+        ("claude-sonnet-4-5", "claude-sonnet-4-5-20250929", True),
+        ("gemini-2.5-flash", "models/gemini-2.5-flash", True),
+        ("gpt-5", None, True),
+        ("gpt-5", "gpt-5-mini", False),
+        ("gpt-5", "gpt-4o", False),
+        ("claude-sonnet-4-5", "claude-haiku-4-5-20251001", False),
+        ("gpt-5", "gpt-5-2025", False),
+    ],
 )
 def test_pinned_model_check(pinned, answered, ok):
     assert model_matches(pinned, answered) is ok

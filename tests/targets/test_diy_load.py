@@ -19,8 +19,25 @@ def test_load_pool_follows_concurrency_and_slot_wait_is_separate(tmp_path, monke
     with BackgroundFakeProvider(profile) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        assert main(["load", "--target", "diy:openai:gpt-5", "--concurrency", "16", "--calls", "64",
-                     "--config", str(config), "--json", "--cache", str(tmp_path / "cache")]) == 0
+        assert (
+            main(
+                [
+                    "load",
+                    "--target",
+                    "diy:openai:gpt-5",
+                    "--concurrency",
+                    "16",
+                    "--calls",
+                    "64",
+                    "--config",
+                    str(config),
+                    "--json",
+                    "--cache",
+                    str(tmp_path / "cache"),
+                ]
+            )
+            == 0
+        )
         peers = {r.peer for r in fake.requests}
     summary = msgspec.json.decode(capsys.readouterr().out)
     assert summary["statuses"] == {"ok": 64}
@@ -31,8 +48,26 @@ def test_load_pool_follows_concurrency_and_slot_wait_is_separate(tmp_path, monke
     with BackgroundFakeProvider(profile) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        assert main(["load", "--target", "diy:openai:gpt-5", "--concurrency", "4", "--calls", "8",
-                     "--rpm", "240", "--config", str(config), "--cache", str(tmp_path / "cache")]) == 0
+        assert (
+            main(
+                [
+                    "load",
+                    "--target",
+                    "diy:openai:gpt-5",
+                    "--concurrency",
+                    "4",
+                    "--calls",
+                    "8",
+                    "--rpm",
+                    "240",
+                    "--config",
+                    str(config),
+                    "--cache",
+                    str(tmp_path / "cache"),
+                ]
+            )
+            == 0
+        )
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.startswith("waiting for a slot"))
     assert "p95" in line and not line.endswith("max 0.0 ms")  # 4 a second: later calls waited
@@ -54,8 +89,23 @@ def test_load_times_the_provider_like_a_bare_client(tmp_path, monkeypatch, capsy
     with BackgroundFakeProvider(profile) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        assert main(["load", "--target", "diy:openai:gpt-5", "--concurrency", "8", "--calls", "48",
-                     "--json", "--cache", str(tmp_path / "cache")]) == 0
+        assert (
+            main(
+                [
+                    "load",
+                    "--target",
+                    "diy:openai:gpt-5",
+                    "--concurrency",
+                    "8",
+                    "--calls",
+                    "48",
+                    "--json",
+                    "--cache",
+                    str(tmp_path / "cache"),
+                ]
+            )
+            == 0
+        )
         sent = fake.requests[0]
         body, url = msgspec.json.encode(sent.body), f"{fake.env()['RABENCH_OPENAI_BASE_URL']}/chat/completions"
         headers = {"Content-Type": "application/json", "Authorization": sent.headers["authorization"]}

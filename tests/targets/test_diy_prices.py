@@ -47,9 +47,11 @@ def test_a_price_date_before_every_table_gives_unknown_cost(monkeypatch):
 
 def test_price_file_override(tmp_path):
     f = tmp_path / "p.toml"
-    f.write_text('price_date = "2026-01-01"\n[models."openai/x"]\ninput = 1.0\noutput = 2.0\n'
-                 'date = "2026-01-01"\nsource = "https://example.test"\n'
-                 '[self]\npack_price_usd = 49.0\npack_checks = 100\n')
+    f.write_text(
+        'price_date = "2026-01-01"\n[models."openai/x"]\ninput = 1.0\noutput = 2.0\n'
+        'date = "2026-01-01"\nsource = "https://example.test"\n'
+        "[self]\npack_price_usd = 49.0\npack_checks = 100\n"
+    )
     config = C({"defaults": {"price_file": str(f)}})
     assert load_price_table(config).lookup("openai", "x")[1].output == 2.0
     assert self_cost_per_check(config) == pytest.approx(0.49)
@@ -60,18 +62,23 @@ def test_self_cost_unknown_until_configured_then_pack_price_per_check():
     assert self_cost_per_check(C({"self": {"pack_price_usd": 20.0, "pack_checks": 50}})) == pytest.approx(0.4)
 
 
-GOOD = ('price_date = "2026-01-01"\n[models."openai/x"]\ninput = 1.0\noutput = 2.0\n'
-        'date = "2026-01-01"\nsource = "https://example.test"\n[self]\npack_price_usd = 49.0\npack_checks = 100\n')
+GOOD = (
+    'price_date = "2026-01-01"\n[models."openai/x"]\ninput = 1.0\noutput = 2.0\n'
+    'date = "2026-01-01"\nsource = "https://example.test"\n[self]\npack_price_usd = 49.0\npack_checks = 100\n'
+)
 
 
-@pytest.mark.parametrize("text, expected", [
-    (GOOD.replace("input = 1.0", "inptu = 1.0"), "inptu"),  # an unknown key
-    (GOOD.replace("input = 1.0", "input = -1.0"), ">= 0"),  # a negative price
-    (GOOD.replace("pack_checks = 100", "pack_checks = 0"), "pack_checks"),
-    (GOOD.replace('price_date = "2026-01-01"', 'price_date = "soon"'), "price_date"),
-    (GOOD + "[models\n", "not valid TOML"),
-    (None, "cannot read"),  # price_file names no file
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (GOOD.replace("input = 1.0", "inptu = 1.0"), "inptu"),  # an unknown key
+        (GOOD.replace("input = 1.0", "input = -1.0"), ">= 0"),  # a negative price
+        (GOOD.replace("pack_checks = 100", "pack_checks = 0"), "pack_checks"),
+        (GOOD.replace('price_date = "2026-01-01"', 'price_date = "soon"'), "price_date"),
+        (GOOD + "[models\n", "not valid TOML"),
+        (None, "cannot read"),  # price_file names no file
+    ],
+)
 def test_a_broken_price_table_is_an_error_never_an_unknown_cost(tmp_path, text, expected):
     """Before: the engine caught every error of the price table and priced self at None."""
     from rabench.engine.target import cost_per_check
@@ -81,12 +88,17 @@ def test_a_broken_price_table_is_an_error_never_an_unknown_cost(tmp_path, text, 
     if text is not None:
         f.write_text(text)
     config = C({"defaults": {"price_file": str(f)}, "self": {"cost_per_check_usd": 0.5}})
-    for call in (lambda: self_cost_per_check(config), lambda: cost_per_check(config),
-                 lambda: make_target("self", config)):
+    for call in (
+        lambda: self_cost_per_check(config),
+        lambda: cost_per_check(config),
+        lambda: make_target("self", config),
+    ):
         with pytest.raises(UserError, match=expected) as e:
             call()
         assert "\n" not in str(e.value) and str(f) in str(e.value)
 
 
 def test_the_config_fallback_applies_only_without_a_pack():
-    assert self_cost_per_check(C({"self": {"cost_per_check_usd": 0.25}, "defaults": {"price_date": "2020-01-01"}})) == 0.25
+    assert (
+        self_cost_per_check(C({"self": {"cost_per_check_usd": 0.25}, "defaults": {"price_date": "2020-01-01"}})) == 0.25
+    )

@@ -19,37 +19,67 @@ from rabench.fakeprovider import BackgroundFakeProvider, Latency, ModelProfile, 
 
 N = 6
 HEALTHY, FLAKY, SLOW, BROKEN = (
-    "diy:openai:gpt-5", "diy:anthropic:claude-sonnet-4-5", "diy:gemini:gemini-2.5-flash",
+    "diy:openai:gpt-5",
+    "diy:anthropic:claude-sonnet-4-5",
+    "diy:gemini:gemini-2.5-flash",
     "diy:gateway:openai/gpt-5-mini",
 )
-PRICES = tomllib.loads(
-    resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"]
+PRICES = tomllib.loads(resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"]
 
 
 def test_full_run_with_three_diy_targets_against_the_fake(tmp_path, monkeypatch):
     suite = make_suite(tmp_path / "suite", N)
     fast = Latency(dist="uniform", min_ms=1, max_ms=10)
-    profile = Profile(seed=1, models={
-        "gpt-5": ModelProfile(latency=fast),
-        "claude-sonnet-4-5": ModelProfile(latency=fast, script=["429", "503"], retry_after="0"),
-        "gemini-2.5-flash": ModelProfile(latency=Latency(ms=5000)),
-        "openai/gpt-5-mini": ModelProfile(latency=fast, script=["429", "503", "429", "503"], retry_after="0"),
-    })
+    profile = Profile(
+        seed=1,
+        models={
+            "gpt-5": ModelProfile(latency=fast),
+            "claude-sonnet-4-5": ModelProfile(latency=fast, script=["429", "503"], retry_after="0"),
+            "gemini-2.5-flash": ModelProfile(latency=Latency(ms=5000)),
+            "openai/gpt-5-mini": ModelProfile(latency=fast, script=["429", "503", "429", "503"], retry_after="0"),
+        },
+    )
     config = tmp_path / "targets.toml"
-    config.write_text('[defaults]\ntimeout_s = 180\nprice_date = "2026-11-29"\n'
-                      "[providers.anthropic]\nconcurrency = 3\n")
+    config.write_text(
+        '[defaults]\ntimeout_s = 180\nprice_date = "2026-11-29"\n[providers.anthropic]\nconcurrency = 3\n'
+    )
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     out = tmp_path / "run"
     with BackgroundFakeProvider(profile, labels=load_suite_labels(suite)) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        code = main(["run", "--suite", str(suite), "--out", str(out), "--config", str(config),
-                     "--timeout", "0.5", "--progress", "none", "--cache", str(tmp_path / "cache"),
-                     "--target", HEALTHY, "--target", FLAKY, "--target", SLOW, "--target", BROKEN])
+        code = main(
+            [
+                "run",
+                "--suite",
+                str(suite),
+                "--out",
+                str(out),
+                "--config",
+                str(config),
+                "--timeout",
+                "0.5",
+                "--progress",
+                "none",
+                "--cache",
+                str(tmp_path / "cache"),
+                "--target",
+                HEALTHY,
+                "--target",
+                FLAKY,
+                "--target",
+                SLOW,
+                "--target",
+                BROKEN,
+            ]
+        )
     assert code == 0
-    outcomes = [msgspec.json.decode(line, type=Outcome)
-                for line in (out / "outcomes.jsonl").read_bytes().splitlines() if line.strip()]
+    outcomes = [
+        msgspec.json.decode(line, type=Outcome)
+        for line in (out / "outcomes.jsonl").read_bytes().splitlines()
+        if line.strip()
+    ]
     by_target: dict[str, list[Outcome]] = {}
     for o in outcomes:
         by_target.setdefault(o.target, []).append(o)

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_session_has_no_total_timer_but_keeps_the_connect_timeout_and_the_pool_limit(keys):
-    target = make_target("diy:openai:gpt-5", C({"providers": {"openai": {"concurrency": 7,
-                                                                          "connect_timeout_s": 4.5}}}))
+    target = make_target("diy:openai:gpt-5", C({"providers": {"openai": {"concurrency": 7, "connect_timeout_s": 4.5}}}))
     await target.open()
     try:
         session = target._session  # type: ignore[attr-defined]
@@ -39,8 +38,9 @@ async def test_a_slow_answer_is_a_timeout_at_the_callers_timeout(keys, receipt, 
         await target.open()
         try:
             t0 = time.monotonic()
-            res = await call_target(target, receipt, ProviderGate("openai", Limits(concurrency=2)),
-                                    timeout_s=0.3, policy=RetryPolicy())
+            res = await call_target(
+                target, receipt, ProviderGate("openai", Limits(concurrency=2)), timeout_s=0.3, policy=RetryPolicy()
+            )
             took = time.monotonic() - t0
         finally:
             await target.close()

@@ -13,8 +13,9 @@ from rabench.targets.registry import make_target, parse_target_id
 
 def _check(path, media_type):
     target = make_target("meta")
-    req = CheckRequest(case_id="c1", original=path, media_type=media_type, prepared=path,
-                       prepared_media_type=media_type)
+    req = CheckRequest(
+        case_id="c1", original=path, media_type=media_type, prepared=path, prepared_media_type=media_type
+    )
     return target.info, anyio.run(target.check, req)
 
 

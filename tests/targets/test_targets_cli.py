@@ -30,8 +30,10 @@ def test_list_says_whether_keys_are_set_never_their_value(no_config, monkeypatch
 def test_check_reports_model_latency_and_price_and_skips_targets_without_keys(no_config, monkeypatch, capsys):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["ANTHROPIC_API_KEY"])
     monkeypatch.setenv("AI_GATEWAY_API_KEY", KEYS["AI_GATEWAY_API_KEY"])
-    profile = Profile(prices={"openai/gpt-5-mini": [0.25, 2.0], "openai/gpt-5": [1.5, 10.0]},
-                      models={"broken": ModelProfile(script=["404"])})
+    profile = Profile(
+        prices={"openai/gpt-5-mini": [0.25, 2.0], "openai/gpt-5": [1.5, 10.0]},
+        models={"broken": ModelProfile(script=["404"])},
+    )
     with BackgroundFakeProvider(profile) as fake:
         for k, v in fake.env().items():
             monkeypatch.setenv(k, v)

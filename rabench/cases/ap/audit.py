@@ -38,10 +38,21 @@ from rabench.contracts.ap import DOC_ROLES, FAMILIES
 THRESHOLD = 0.70
 MIN_N = 5
 MIN_TOKEN_CASES = 5
-CATEGORICAL = ("layout", "font", "language", "currency", "country", "format", "producer", "invoices", "documents",
-               "mailer", "thread_length", "total_bin")
-NUMERIC = ("total", "line_items", "invoice_bytes", "email_bytes", "ledger_rows", "vendors_in_master",
-           "days_to_submit")
+CATEGORICAL = (
+    "layout",
+    "font",
+    "language",
+    "currency",
+    "country",
+    "format",
+    "producer",
+    "invoices",
+    "documents",
+    "mailer",
+    "thread_length",
+    "total_bin",
+)
+NUMERIC = ("total", "line_items", "invoice_bytes", "email_bytes", "ledger_rows", "vendors_in_master", "days_to_submit")
 TOKEN_SIGNALS = ("email_token", "invoice_token")
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 
@@ -107,7 +118,9 @@ def case_record(lc: LoadedAPCase) -> Record:
     if case.submitted_at and date is not None and isinstance(date.value, str):
         from datetime import date as _date
 
-        v["days_to_submit"] = float((_date.fromisoformat(case.submitted_at[:10]) - _date.fromisoformat(date.value)).days)
+        v["days_to_submit"] = float(
+            (_date.fromisoformat(case.submitted_at[:10]) - _date.fromisoformat(date.value)).days
+        )
     invoice_words: set[str] = set()
     email_words: frozenset[str] = frozenset()
     subject = case.document(lab.subject)
@@ -134,15 +147,21 @@ def case_record(lc: LoadedAPCase) -> Record:
             v["ledger_rows"] = float(sum(1 for _ in csv.reader(io.StringIO(data.decode("utf-8")))) - 1)
         if d.role == "vendor_master":
             v["vendors_in_master"] = float(len(json.loads(data)["vendors"]))
-    return Record(lab.family, not lab.safe_to_pay, lab.is_fraud, v,
-                  {"email_token": email_words, "invoice_token": frozenset(invoice_words)})
+    return Record(
+        lab.family,
+        not lab.safe_to_pay,
+        lab.is_fraud,
+        v,
+        {"email_token": email_words, "invoice_token": frozenset(invoice_words)},
+    )
 
 
 def _categorical_auc(pos: list[Any], neg: list[Any]) -> tuple[float, str]:
     worst, which = 0.5, ""
     for cat in sorted({str(x) for x in pos} | {str(x) for x in neg}):
-        a = oriented(auc_ties_half(np.array([str(x) == cat for x in pos], float),
-                                   np.array([str(x) == cat for x in neg], float)))
+        a = oriented(
+            auc_ties_half(np.array([str(x) == cat for x in pos], float), np.array([str(x) == cat for x in neg], float))
+        )
         if a > worst:
             worst, which = a, cat
     return worst, which
@@ -166,8 +185,10 @@ def _token_auc(pos: list[frozenset[str]], neg: list[frozenset[str]]) -> tuple[fl
 
 
 def _groups(recs: list[Record]) -> list[tuple[str, list[Record], list[Record]]]:
-    out = [("all", [r for r in recs if r.unsafe], [r for r in recs if not r.unsafe]),
-           ("fraud", [r for r in recs if r.fraud], [r for r in recs if not r.fraud])]
+    out = [
+        ("all", [r for r in recs if r.unsafe], [r for r in recs if not r.unsafe]),
+        ("fraud", [r for r in recs if r.fraud], [r for r in recs if not r.fraud]),
+    ]
     for fam in FAMILIES:
         sub = [r for r in recs if r.family == fam]
         out.append((fam, [r for r in sub if r.unsafe], [r for r in sub if not r.unsafe]))
@@ -187,8 +208,11 @@ def audit_ap_records(recs: list[Record]) -> APAuditResult:
                 res.rows.append(APSignalAUC(sig, name, None, len(pv), len(nv)))
                 continue
             if sig in NUMERIC:
-                res.rows.append(APSignalAUC(sig, name, oriented(auc_ties_half(np.array(pv, float), np.array(nv, float))),
-                                            len(pv), len(nv)))
+                res.rows.append(
+                    APSignalAUC(
+                        sig, name, oriented(auc_ties_half(np.array(pv, float), np.array(nv, float))), len(pv), len(nv)
+                    )
+                )
             else:
                 auc, which = _categorical_auc(pv, nv)
                 res.rows.append(APSignalAUC(sig, name, auc, len(pv), len(nv), which))

@@ -53,24 +53,28 @@ class World:
         self.docs.append(Doc(name, data, media_type, role))
 
 
-def make_world(rng: np.random.Generator, fmt_rng: np.random.Generator, *, extraction: bool = False,
-               country: str | None = None) -> World:
+def make_world(
+    rng: np.random.Generator, fmt_rng: np.random.Generator, *, extraction: bool = False, country: str | None = None
+) -> World:
     vid = int(rng.integers(10000, 99000))
     vendor = make_vendor(rng, f"V-{vid}", country=country)
-    others = [make_vendor(rng, f"V-{vid + 1 + 7 * k + int(rng.integers(0, 6))}") for k in range(int(rng.integers(3, 8)))]
+    others = [
+        make_vendor(rng, f"V-{vid + 1 + 7 * k + int(rng.integers(0, 6))}") for k in range(int(rng.integers(3, 8)))
+    ]
     issued = date(2024, 1, 1) + timedelta(days=int(rng.integers(0, 640)))
     submitted = issued + timedelta(days=int(rng.choice([0, 1, 1, 2, 3, 5, 7, 10, 14, 21])))
     weights = EXTRACTION_FORMAT_WEIGHTS if extraction else FORMAT_WEIGHTS
     fmt = str(fmt_rng.choice(list(weights), p=list(weights.values())))
-    return World(rng, vendor, buyer_for(rng, vendor), others, issued, submitted, EntryIds(rng), fmt,
-                 pick_look(fmt_rng))
+    return World(rng, vendor, buyer_for(rng, vendor), others, issued, submitted, EntryIds(rng), fmt, pick_look(fmt_rng))
 
 
-def invoice_doc(w: World, inv: Invoice, stem: str = "invoice", *, role: str = "invoice",
-                fmt: str | None = None) -> tuple[str, dict[str, GoldField], list[GoldLineItem]]:
+def invoice_doc(
+    w: World, inv: Invoice, stem: str = "invoice", *, role: str = "invoice", fmt: str | None = None
+) -> tuple[str, dict[str, GoldField], list[GoldLineItem]]:
     """Render ``inv`` into the bundle; returns its document name, labelled fields and line items."""
     created = datetime(inv.issued.year, inv.issued.month, inv.issued.day, 8) + timedelta(
-        minutes=int(w.rng.integers(0, 600)))
+        minutes=int(w.rng.integers(0, 600))
+    )
     pdf, boxes = render_pdf(inv, w.look, created)
     kind = fmt or w.fmt
     if kind == "pdf":
@@ -83,17 +87,26 @@ def invoice_doc(w: World, inv: Invoice, stem: str = "invoice", *, role: str = "i
     ev = boxes_to_evidence(name, boxes)
     acct = inv.account
     values: dict[str, str | float | None] = {
-        "vendor_name": inv.vendor.name, "vendor_vat_id": inv.vat_id, "invoice_number": inv.number,
-        "invoice_date": inv.issued.isoformat(), "due_date": inv.due.isoformat() if inv.kind == "invoice" else None,
-        "currency": inv.currency, "subtotal": minor_to_float(inv.subtotal), "tax": minor_to_float(inv.tax),
-        "total": minor_to_float(inv.total), "po_number": inv.po_number, "bank_account": acct.number,
+        "vendor_name": inv.vendor.name,
+        "vendor_vat_id": inv.vat_id,
+        "invoice_number": inv.number,
+        "invoice_date": inv.issued.isoformat(),
+        "due_date": inv.due.isoformat() if inv.kind == "invoice" else None,
+        "currency": inv.currency,
+        "subtotal": minor_to_float(inv.subtotal),
+        "tax": minor_to_float(inv.tax),
+        "total": minor_to_float(inv.total),
+        "po_number": inv.po_number,
+        "bank_account": acct.number,
         "bank_code": acct.code,
     }
     if inv.vendor.country == "US" and inv.tax == 0:
         values["tax"] = None  # the US layout prints no tax line
     fields = {k: GoldField(v, ev.get(k) if v is not None else None) for k, v in values.items()}
-    items = [GoldLineItem(x.description, float(x.quantity), minor_to_float(x.unit), minor_to_float(x.total))
-             for x in inv.lines]
+    items = [
+        GoldLineItem(x.description, float(x.quantity), minor_to_float(x.unit), minor_to_float(x.total))
+        for x in inv.lines
+    ]
     return name, fields, items
 
 
@@ -101,16 +114,38 @@ def add_policy(w: World) -> None:
     w.add("policy.txt", POLICY_TEXT.encode("utf-8"), "text/plain", "policy")
 
 
-def make_label(family: str, difficulty: str, outcome: str, decision: str, acceptable: list[str], *,
-               subject: str, fields: dict[str, GoldField], items: list[GoldLineItem], reasons: Sequence[str] = (),
-               discrepancies: Sequence[str] = (), dup: Sequence[Link] = (), campaign: Sequence[Link] = (),
-               twin: bool = False) -> APLabel:
+def make_label(
+    family: str,
+    difficulty: str,
+    outcome: str,
+    decision: str,
+    acceptable: list[str],
+    *,
+    subject: str,
+    fields: dict[str, GoldField],
+    items: list[GoldLineItem],
+    reasons: Sequence[str] = (),
+    discrepancies: Sequence[str] = (),
+    dup: Sequence[Link] = (),
+    campaign: Sequence[Link] = (),
+    twin: bool = False,
+) -> APLabel:
     acc = [decision] + [a for a in acceptable if a != decision]
     return APLabel(
-        family=family, difficulty=difficulty, outcome=outcome, decision=decision, acceptable=acc,  # type: ignore[arg-type]
-        safe_to_pay="PAY" in acc, fields=fields, subject=subject, line_items=items,  # type: ignore[arg-type]
-        reason_codes=sorted(set(reasons)), discrepancies=sorted(set(discrepancies)),  # type: ignore[arg-type]
-        duplicate_links=list(dup), campaign_links=list(campaign), benign_twin=twin,
+        family=family,
+        difficulty=difficulty,
+        outcome=outcome,
+        decision=decision,
+        acceptable=acc,  # type: ignore[arg-type]
+        safe_to_pay="PAY" in acc,
+        fields=fields,
+        subject=subject,
+        line_items=items,  # type: ignore[arg-type]
+        reason_codes=sorted(set(reasons)),
+        discrepancies=sorted(set(discrepancies)),  # type: ignore[arg-type]
+        duplicate_links=list(dup),
+        campaign_links=list(campaign),
+        benign_twin=twin,
     )
 
 

@@ -17,8 +17,14 @@ from email.utils import format_datetime, formataddr
 
 import numpy as np
 
-MAILERS = ("Microsoft Outlook 16.0", "Apple Mail (2.3774)", "Mozilla Thunderbird 115.6", None, None,
-           "Microsoft Exchange Server 2019")
+MAILERS = (
+    "Microsoft Outlook 16.0",
+    "Apple Mail (2.3774)",
+    "Mozilla Thunderbird 115.6",
+    None,
+    None,
+    "Microsoft Exchange Server 2019",
+)
 FREEMAIL = ("gmail.com", "outlook.com", "gmx.net", "yahoo.com", "proton.me")
 
 GREETING = ("Hello {to},", "Hi {to},", "Dear {to},", "Good morning {to},", "Dear Accounts Payable team,")
@@ -97,7 +103,9 @@ def body(rng: np.random.Generator, to: str, parts: list[str], signer: str, signa
     return "\n\n".join([greet, *parts, f"{rng.choice(SIGN_OFF)},\n{signer}\n" + "\n".join(signature)]) + "\n"
 
 
-def thread_eml(rng: np.random.Generator, mails: list[Mail], *, attachment: tuple[str, bytes, str] | None = None) -> bytes:
+def thread_eml(
+    rng: np.random.Generator, mails: list[Mail], *, attachment: tuple[str, bytes, str] | None = None
+) -> bytes:
     """The newest message of ``mails`` (oldest first) with the earlier ones quoted below it and
     In-Reply-To / References set, as a mail client saves a thread."""
     ids = [_msgid(rng, m.sender.split("@")[1]) for m in mails]
@@ -107,11 +115,14 @@ def thread_eml(rng: np.random.Generator, mails: list[Mail], *, attachment: tuple
     mx = f"mx{int(rng.integers(1, 9))}.{rcv}"
     hops = [(mx, f"mail.{rcv}"), (f"smtp-out{int(rng.integers(1, 5))}.{sdom}", mx)]
     if rng.random() < 0.5:
-        hops.append((f"[10.{int(rng.integers(0, 255))}.{int(rng.integers(0, 255))}.{int(rng.integers(1, 255))}]",
-                     hops[-1][0]))
+        hops.append(
+            (f"[10.{int(rng.integers(0, 255))}.{int(rng.integers(0, 255))}.{int(rng.integers(1, 255))}]", hops[-1][0])
+        )
     for h, (src, dst) in enumerate(hops):  # newest hop first, as servers prepend
         ip = f"{int(rng.integers(11, 223))}.{int(rng.integers(0, 255))}.{int(rng.integers(0, 255))}.{int(rng.integers(1, 255))}"
-        msg["Received"] = f"from {src} ({src} [{ip}]) by {dst}; {format_datetime(last.sent + timedelta(seconds=len(hops) - h))}"
+        msg["Received"] = (
+            f"from {src} ({src} [{ip}]) by {dst}; {format_datetime(last.sent + timedelta(seconds=len(hops) - h))}"
+        )
     if last.auth:
         msg["Authentication-Results"] = last.auth
     msg["Return-Path"] = f"<{last.sender}>"
@@ -130,7 +141,7 @@ def thread_eml(rng: np.random.Generator, mails: list[Mail], *, attachment: tuple
     text = last.body
     for m in reversed(mails[:-1]):
         quoted = "\n".join("> " + line if line else ">" for line in m.body.splitlines())
-        text += (f"\nOn {m.sent:%a, %d %b %Y at %H:%M}, {m.sender_name} <{m.sender}> wrote:\n{quoted}\n")
+        text += f"\nOn {m.sent:%a, %d %b %Y at %H:%M}, {m.sender_name} <{m.sender}> wrote:\n{quoted}\n"
     msg.set_content(text)
     if attachment is not None:
         name, data, media = attachment
@@ -142,16 +153,22 @@ def thread_eml(rng: np.random.Generator, mails: list[Mail], *, attachment: tuple
 
 
 def subject_for(rng: np.random.Generator, number: str, *, reply: bool, kind: str) -> str:
-    base = {"invoice": str(rng.choice([f"Invoice {number}", f"Invoice {number} - payment", f"Our invoice {number}",
-                                        f"{number}"])),
-            "bank": str(rng.choice([f"Invoice {number} / bank details", f"Bank details - invoice {number}",
-                                    f"Invoice {number}"])),
-            "exec": str(rng.choice([f"Urgent: invoice {number}", f"Payment today - {number}", f"Invoice {number}"]))}[kind]
+    base = {
+        "invoice": str(
+            rng.choice([f"Invoice {number}", f"Invoice {number} - payment", f"Our invoice {number}", f"{number}"])
+        ),
+        "bank": str(
+            rng.choice([f"Invoice {number} / bank details", f"Bank details - invoice {number}", f"Invoice {number}"])
+        ),
+        "exec": str(rng.choice([f"Urgent: invoice {number}", f"Payment today - {number}", f"Invoice {number}"])),
+    }[kind]
     return ("RE: " + base) if reply else base
 
 
 def auth_results(receiver: str, sender_domain: str, *, aligned: bool) -> str:
     """What the receiving server records: a look-alike domain passes for itself; a forged From fails DMARC."""
     res = "pass" if aligned else "fail"
-    return (f"mail.{receiver}; spf={'pass' if aligned else 'softfail'} smtp.mailfrom={sender_domain}; "
-            f"dkim={res} header.d={sender_domain}; dmarc={res} header.from={sender_domain}")
+    return (
+        f"mail.{receiver}; spf={'pass' if aligned else 'softfail'} smtp.mailfrom={sender_domain}; "
+        f"dkim={res} header.d={sender_domain}; dmarc={res} header.from={sender_domain}"
+    )

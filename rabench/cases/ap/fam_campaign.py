@@ -22,8 +22,13 @@ from rabench.cases.ap.ledger import history, ledger_csv, vendor_master
 from rabench.cases.ap.vendors import BUYERS, Account, Vendor, make_vendor, new_account, with_new_account
 from rabench.contracts.ap import APLabel, GoldField, GoldLineItem, Link
 
-CAMPAIGN_VARIANTS = {"split_fraud": 0.25, "shared_account_fraud": 0.25, "split_benign": 0.20,
-                     "shared_account_benign": 0.15, "batch_benign": 0.15}
+CAMPAIGN_VARIANTS = {
+    "split_fraud": 0.25,
+    "shared_account_fraud": 0.25,
+    "split_benign": 0.20,
+    "shared_account_benign": 0.15,
+    "batch_benign": 0.15,
+}
 CAMPAIGN_COUNTRIES = ("DE", "FR", "ES", "NL", "GB", "US", "AT", "IE")
 FACTORS = ("Allianz Trade Finance", "Eurofactor", "Close Brothers Invoice Finance", "Bibby Financial Services")
 _NOTE = "Receivables assigned: please pay only to our factoring partner {factor}, account {account}."
@@ -32,8 +37,10 @@ _NOTE = "Receivables assigned: please pay only to our factoring partner {factor}
 def _near(rng: np.random.Generator, inv: Invoice, gross: int) -> Invoice:
     """``inv`` with its line quantities scaled so that the gross total is close to (and at most) ``gross``."""
     scale = gross / max(inv.total, 1)
-    lines = tuple(Line(x.description, max(1, int(x.quantity * scale)), x.unit, max(1, int(x.quantity * scale)) * x.unit,
-                       x.sku) for x in inv.lines)
+    lines = tuple(
+        Line(x.description, max(1, int(x.quantity * scale)), x.unit, max(1, int(x.quantity * scale)) * x.unit, x.sku)
+        for x in inv.lines
+    )
     out = priced(inv, lines)
     while out.total > gross and any(x.quantity > 1 for x in out.lines):
         k = max(range(len(out.lines)), key=lambda i: out.lines[i].unit if out.lines[i].quantity > 1 else -1)
@@ -88,16 +95,21 @@ def campaign(w: World, variant: str) -> APLabel:
         if variant == "split_fraud":
             reasons = ["threshold_splitting"] + (["coordinated_timing"] if spread <= 4 else [])
     else:
-        group = [v] + [make_vendor(rng, f"V-{int(rng.integers(10000, 99000))}", country=v.country)
-                       for _ in range(k - 1 if variant == "batch_benign" else int(rng.integers(1, 3)))]
+        group = [v] + [
+            make_vendor(rng, f"V-{int(rng.integers(10000, 99000))}", country=v.country)
+            for _ in range(k - 1 if variant == "batch_benign" else int(rng.integers(1, 3)))
+        ]
         shared: Account | None = None
         if variant == "shared_account_fraud":
             shared = new_account(rng, str(rng.choice(["GB", "NL", "DE", "ES"])) if v.country != "US" else "US")
             if rng.random() < 0.5:  # shell vendors onboarded with one account
-                group = [with_new_account(g, shared, (day - timedelta(days=int(rng.integers(10, 60)))).isoformat())
-                         for g in group]
-                group = [replace(g, previous_accounts=(), since=g.bank_changed or g.since, bank_changed=None)
-                         for g in group]
+                group = [
+                    with_new_account(g, shared, (day - timedelta(days=int(rng.integers(10, 60)))).isoformat())
+                    for g in group
+                ]
+                group = [
+                    replace(g, previous_accounts=(), since=g.bank_changed or g.since, bank_changed=None) for g in group
+                ]
             else:
                 reasons += ["bank_account_changed", "bank_change_unverified"]
             reasons += ["shared_bank_account"] + (["coordinated_timing"] if spread <= 4 else [])
@@ -105,8 +117,9 @@ def campaign(w: World, variant: str) -> APLabel:
             shared = new_account(rng, v.country)
             factor = str(rng.choice(FACTORS))
             since = (day - timedelta(days=int(rng.integers(200, 900)))).isoformat()
-            group = [with_new_account(g, Account(shared.number, shared.code, factor, shared.country), since)
-                     for g in group]
+            group = [
+                with_new_account(g, Account(shared.number, shared.code, factor, shared.country), since) for g in group
+            ]
             for g in group:
                 notes[g.vendor_id] = f"Factoring notice on file since {since}: receivables assigned to {factor}."
         master = group + w.others[:2]
@@ -114,8 +127,13 @@ def campaign(w: World, variant: str) -> APLabel:
         for i in range(k):
             g = group[i % len(group)]
             issued = when()
-            inv = new_invoice(rng, g, buyer, issued, po_number=f"PO-45{int(rng.integers(10000, 99999))}"
-                              if rng.random() < 0.7 else None)
+            inv = new_invoice(
+                rng,
+                g,
+                buyer,
+                issued,
+                po_number=f"PO-45{int(rng.integers(10000, 99999))}" if rng.random() < 0.7 else None,
+            )
             inv = _near(rng, inv, _amount(rng, buyer.threshold, rng.random() < near_share))
             if shared is not None:
                 inv = replace(inv, account=g.account if variant == "shared_account_benign" else shared)
@@ -144,7 +162,18 @@ def campaign(w: World, variant: str) -> APLabel:
     name, fields, items = first
     difficulty = "expert" if variant in ("shared_account_fraud", "shared_account_benign") else "hard"
     if fraud:
-        return make_label("campaign", difficulty, "campaign_fraud", "ESCALATE_FRAUD", FRAUD_ACCEPT, subject=name,
-                          fields=fields, items=items, reasons=reasons, campaign=links)
-    return make_label("campaign", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields, items=items,
-                      twin=True)
+        return make_label(
+            "campaign",
+            difficulty,
+            "campaign_fraud",
+            "ESCALATE_FRAUD",
+            FRAUD_ACCEPT,
+            subject=name,
+            fields=fields,
+            items=items,
+            reasons=reasons,
+            campaign=links,
+        )
+    return make_label(
+        "campaign", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields, items=items, twin=True
+    )

@@ -19,10 +19,21 @@ from rabench.cases.ap.ledger import goods_receipt, history, ledger_csv, purchase
 from rabench.cases.ap.vendors import BUYERS, Account, COUNTRIES, mistype, _vat_id
 from rabench.contracts.ap import APLabel
 
-EXTRACTION_VARIANTS = {"clean": 0.55, "reverse_charge": 0.10, "iban_typo": 0.12, "tax_error": 0.12,
-                       "vat_id_mismatch": 0.11}
-MATCH_VARIANTS = {"match": 0.30, "partial_ok": 0.10, "tolerance_ok": 0.10, "price_mismatch": 0.17,
-                  "qty_mismatch": 0.17, "missing_gr": 0.16}
+EXTRACTION_VARIANTS = {
+    "clean": 0.55,
+    "reverse_charge": 0.10,
+    "iban_typo": 0.12,
+    "tax_error": 0.12,
+    "vat_id_mismatch": 0.11,
+}
+MATCH_VARIANTS = {
+    "match": 0.30,
+    "partial_ok": 0.10,
+    "tolerance_ok": 0.10,
+    "price_mismatch": 0.17,
+    "qty_mismatch": 0.17,
+    "missing_gr": 0.16,
+}
 
 
 def _po_number(w: World) -> str:
@@ -34,8 +45,11 @@ def extraction(w: World, variant: str) -> APLabel:
     if variant == "vat_id_mismatch" and v.vat_id is None:
         variant = "iban_typo"  # US vendors print no VAT id
     if variant == "reverse_charge":
-        w.buyer = next(b for b in BUYERS if b.currency == "EUR" and b.country != v.country) \
-            if v.c.currency == "EUR" else w.buyer
+        w.buyer = (
+            next(b for b in BUYERS if b.currency == "EUR" and b.country != v.country)
+            if v.c.currency == "EUR"
+            else w.buyer
+        )
     po = _po_number(w) if rng.random() < 0.6 else None
     inv = new_invoice(rng, v, w.buyer, w.issued, po_number=po)
     if variant == "reverse_charge":
@@ -47,8 +61,11 @@ def extraction(w: World, variant: str) -> APLabel:
     outcome, decision, acceptable, difficulty = "safe", "PAY", ["PAY"], "easy"
     if variant == "iban_typo":
         a = inv.account
-        typo = Account(mistype(a.number, rng), a.code, a.bank, a.country) if a.is_iban else \
-            Account(a.number, mistype(a.code, rng), a.bank, a.country)
+        typo = (
+            Account(mistype(a.number, rng), a.code, a.bank, a.country)
+            if a.is_iban
+            else Account(a.number, mistype(a.code, rng), a.bank, a.country)
+        )
         inv = replace(inv, account=typo)
         reasons = ["iban_checksum_invalid", "bank_account_changed"]
         outcome, decision, acceptable, difficulty = "discrepancy", "HOLD", HOLD_ACCEPT, "medium"
@@ -73,12 +90,31 @@ def extraction(w: World, variant: str) -> APLabel:
     name, fields, items = invoice_doc(w, inv)
     w.add("vendor_master.json", vendor_master([v] + w.others[:3], w.submitted), "application/json", "vendor_master")
     if po is not None and rng.random() < 0.5:
-        w.add("po.json", purchase_order(inv, po, [(x.quantity, x.unit) for x in inv.lines],
-                                        inv.issued - timedelta(days=int(rng.integers(5, 40)))),
-              "application/json", "purchase_order")
+        w.add(
+            "po.json",
+            purchase_order(
+                inv,
+                po,
+                [(x.quantity, x.unit) for x in inv.lines],
+                inv.issued - timedelta(days=int(rng.integers(5, 40))),
+            ),
+            "application/json",
+            "purchase_order",
+        )
     add_policy(w)
-    return make_label("extraction", difficulty, outcome, decision, acceptable, subject=name, fields=fields,
-                      items=items, reasons=reasons, discrepancies=disc, twin=inv.reverse_charge)
+    return make_label(
+        "extraction",
+        difficulty,
+        outcome,
+        decision,
+        acceptable,
+        subject=name,
+        fields=fields,
+        items=items,
+        reasons=reasons,
+        discrepancies=disc,
+        twin=inv.reverse_charge,
+    )
 
 
 def three_way_match(w: World, variant: str) -> APLabel:
@@ -131,10 +167,18 @@ def three_way_match(w: World, variant: str) -> APLabel:
     if len(inv.lines) > 3 and risky:
         difficulty = "hard"
     name, fields, items = invoice_doc(w, inv)
-    w.add("po.json", purchase_order(inv, po, ordered, inv.issued - timedelta(days=int(rng.integers(15, 60)))),
-          "application/json", "purchase_order")
-    w.add("goods_receipt.json", goods_receipt(inv, po, received, rng), "application/json",  # type: ignore[arg-type]
-          "goods_receipt")
+    w.add(
+        "po.json",
+        purchase_order(inv, po, ordered, inv.issued - timedelta(days=int(rng.integers(15, 60)))),
+        "application/json",
+        "purchase_order",
+    )
+    w.add(
+        "goods_receipt.json",
+        goods_receipt(inv, po, received, rng),
+        "application/json",  # type: ignore[arg-type]
+        "goods_receipt",
+    )
     w.add("vendor_master.json", vendor_master([v] + w.others[:3], w.submitted), "application/json", "vendor_master")
     entries = history(rng, v, w.ids, inv.issued, months=int(rng.integers(4, 14)))
     for o in w.others[:2]:
@@ -142,10 +186,21 @@ def three_way_match(w: World, variant: str) -> APLabel:
     w.add("ledger.csv", ledger_csv(entries), "text/csv", "ledger")
     add_policy(w)
     if risky:
-        return make_label("three_way_match", difficulty, "discrepancy", "HOLD", HOLD_ACCEPT, subject=name,
-                          fields=fields, items=items, reasons=reasons, discrepancies=disc)
-    return make_label("three_way_match", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields,
-                      items=items, twin=twin)
+        return make_label(
+            "three_way_match",
+            difficulty,
+            "discrepancy",
+            "HOLD",
+            HOLD_ACCEPT,
+            subject=name,
+            fields=fields,
+            items=items,
+            reasons=reasons,
+            discrepancies=disc,
+        )
+    return make_label(
+        "three_way_match", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields, items=items, twin=twin
+    )
 
 
 __all__ = ["EXTRACTION_VARIANTS", "MATCH_VARIANTS", "Invoice", "extraction", "three_way_match"]

@@ -18,12 +18,27 @@ from rabench.cases.ap.common import FRAUD_ACCEPT, World, add_policy, invoice_doc
 from rabench.cases.ap.invoices import money, new_invoice
 from rabench.cases.ap.ledger import approval_record, history, ledger_csv, vendor_master
 from rabench.cases.ap.vendors import (
-    AP_STAFF, EXECUTIVES, lookalike_domain, make_vendor, new_account, other_phone, paper_iban, slug,
+    AP_STAFF,
+    EXECUTIVES,
+    lookalike_domain,
+    make_vendor,
+    new_account,
+    other_phone,
+    paper_iban,
+    slug,
 )
 from rabench.contracts.ap import APLabel
 
-INBOX_VARIANTS = {"routine": 0.10, "urgent_genuine": 0.12, "bank_change_verified": 0.16, "exec_genuine": 0.12,
-                  "lookalike_bank": 0.16, "replyto_spoof": 0.10, "ceo_fraud": 0.12, "callback_trap": 0.12}
+INBOX_VARIANTS = {
+    "routine": 0.10,
+    "urgent_genuine": 0.12,
+    "bank_change_verified": 0.16,
+    "exec_genuine": 0.12,
+    "lookalike_bank": 0.16,
+    "replyto_spoof": 0.10,
+    "ceo_fraud": 0.12,
+    "callback_trap": 0.12,
+}
 SILENT_SWAP = 0.3  # of fraudulent bank changes: the doctored invoice alone carries the new account
 _BANK = {"bank_change_verified", "lookalike_bank", "replyto_spoof", "callback_trap"}
 _EXEC = {"exec_genuine", "ceo_fraud"}
@@ -44,21 +59,27 @@ def inbox_bec(w: World, variant: str) -> APLabel:
     payee = v
     if variant == "ceo_fraud":
         payee = make_vendor(rng, f"V-{int(rng.integers(99000, 99999))}")  # not in the vendor master
-    po = f"PO-45{int(rng.integers(10000, 99999))}" if (variant != "ceo_fraud" and rng.random() < 0.8) or \
-        (variant == "ceo_fraud" and rng.random() < 0.3) else None
+    po = (
+        f"PO-45{int(rng.integers(10000, 99999))}"
+        if (variant != "ceo_fraud" and rng.random() < 0.8) or (variant == "ceo_fraud" and rng.random() < 0.3)
+        else None
+    )
     inv = new_invoice(rng, payee, b, w.issued, po_number=po)
     reasons: list[str] = []
     approval = None
     if variant in _BANK:
-        new = new_account(rng, v.country if rng.random() < 0.75 or v.country == "US" else str(rng.choice(["GB", "NL", "DE"])))
+        new = new_account(
+            rng, v.country if rng.random() < 0.75 or v.country == "US" else str(rng.choice(["GB", "NL", "DE"]))
+        )
         inv = replace(inv, account=new)
         reasons.append("bank_account_changed")
         if new.country != v.country:
             reasons.append("bank_country_mismatch")
         requested = inv.issued - timedelta(days=int(rng.integers(0, 6)))
         if variant == "bank_change_verified":
-            approval = approval_record(rng, v, new, requested, via="email", called=v.phone, outcome="confirmed",
-                                       approver2=True)
+            approval = approval_record(
+                rng, v, new, requested, via="email", called=v.phone, outcome="confirmed", approver2=True
+            )
         else:
             reasons.append("bank_change_unverified")
     contact = v.contacts[0]
@@ -66,19 +87,31 @@ def inbox_bec(w: World, variant: str) -> APLabel:
     if fraud and variant != "ceo_fraud":
         phone = other_phone(rng, v)
         if variant == "callback_trap":
-            approval = approval_record(rng, v, inv.account, inv.issued - timedelta(days=2), via="email", called=phone,
-                                       outcome="confirmed", approver2=rng.random() < 0.5)
+            approval = approval_record(
+                rng,
+                v,
+                inv.account,
+                inv.issued - timedelta(days=2),
+                via="email",
+                called=phone,
+                outcome="confirmed",
+                approver2=rng.random() < 0.5,
+            )
         elif variant == "lookalike_bank" and rng.random() < 0.3:
-            approval = approval_record(rng, v, inv.account, inv.issued, via="email", called=None, outcome="",
-                                       approver2=False)
+            approval = approval_record(
+                rng, v, inv.account, inv.issued, via="email", called=None, outcome="", approver2=False
+            )
     # Who sends the newest message.
     sender_name, sender, reply_to, aligned = contact.name, contact.email, None, True
     if variant in ("lookalike_bank", "callback_trap"):
         sender = f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
         reasons += ["sender_domain_mismatch", "lookalike_domain", "display_name_spoof"]
     elif variant == "replyto_spoof":
-        reply_to = f"{slug(contact.name).replace('-', '.')}@{str(rng.choice(em.FREEMAIL))}" if rng.random() < 0.5 \
+        reply_to = (
+            f"{slug(contact.name).replace('-', '.')}@{str(rng.choice(em.FREEMAIL))}"
+            if rng.random() < 0.5
             else f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
+        )
         aligned = False
         reasons.append("reply_to_mismatch")
     exec_name, exec_title = EXECUTIVES[int(rng.integers(len(EXECUTIVES)))]
@@ -87,10 +120,17 @@ def inbox_bec(w: World, variant: str) -> APLabel:
         local = slug(exec_name).replace("-", ".")
         sender = f"{local}@{b.domain}"
         if variant == "ceo_fraud":
-            sender = f"{local}@{lookalike_domain(b.domain, rng)}" if rng.random() < 0.6 else \
-                f"{local}.office@{str(rng.choice(em.FREEMAIL))}"
-            reasons += ["executive_impersonation", "display_name_spoof", "sender_domain_mismatch",
-                        "vendor_not_in_master"]
+            sender = (
+                f"{local}@{lookalike_domain(b.domain, rng)}"
+                if rng.random() < 0.6
+                else f"{local}.office@{str(rng.choice(em.FREEMAIL))}"
+            )
+            reasons += [
+                "executive_impersonation",
+                "display_name_spoof",
+                "sender_domain_mismatch",
+                "vendor_not_in_master",
+            ]
     amount = money(inv.total, inv.currency, payee.country, code=True)
     parts: list[str] = []
     if variant in _EXEC:
@@ -126,35 +166,83 @@ def inbox_bec(w: World, variant: str) -> APLabel:
             reasons.append("callback_number_changed")
     signature = [exec_title, b.entity] if variant in _EXEC else [v.name, phone, f"www.{v.domain}"]
     to_name = staff_name
-    sent = datetime(w.submitted.year, w.submitted.month, w.submitted.day, int(rng.integers(6, 20)),
-                    int(rng.integers(0, 60)), tzinfo=UTC)
-    newest = em.Mail(sender_name, sender, to_name, ap_addr, sent,
-                     em.subject_for(rng, inv.number, reply=history_len > 1,
-                                    kind="exec" if variant in _EXEC else ("bank" if talks_bank else "invoice")),
-                     em.body(rng, to_name, parts, sender_name, signature), reply_to=reply_to,
-                     mailer=em.MAILERS[int(rng.integers(len(em.MAILERS)))],
-                     auth=em.auth_results(b.domain, sender.split("@")[1], aligned=aligned))
+    sent = datetime(
+        w.submitted.year,
+        w.submitted.month,
+        w.submitted.day,
+        int(rng.integers(6, 20)),
+        int(rng.integers(0, 60)),
+        tzinfo=UTC,
+    )
+    newest = em.Mail(
+        sender_name,
+        sender,
+        to_name,
+        ap_addr,
+        sent,
+        em.subject_for(
+            rng,
+            inv.number,
+            reply=history_len > 1,
+            kind="exec" if variant in _EXEC else ("bank" if talks_bank else "invoice"),
+        ),
+        em.body(rng, to_name, parts, sender_name, signature),
+        reply_to=reply_to,
+        mailer=em.MAILERS[int(rng.integers(len(em.MAILERS)))],
+        auth=em.auth_results(b.domain, sender.split("@")[1], aligned=aligned),
+    )
     mails = []
     if history_len > 1:  # an earlier, genuine exchange with the real vendor (threads get hijacked)
         earlier = sent - timedelta(days=int(rng.integers(20, 45)))
         old_number = f"{inv.number[:-2]}{int(rng.integers(10, 99))}"
-        mails.append(em.Mail(contact.name, contact.email, to_name, ap_addr, earlier,
-                             em.subject_for(rng, old_number, reply=False, kind="invoice"),
-                             em.body(rng, to_name, [str(rng.choice(em.SEND_INVOICE)).format(
-                                 number=old_number, amount=money(inv.total // 2, inv.currency, v.country, code=True))],
-                                 contact.name, [v.name, v.phone])))
+        mails.append(
+            em.Mail(
+                contact.name,
+                contact.email,
+                to_name,
+                ap_addr,
+                earlier,
+                em.subject_for(rng, old_number, reply=False, kind="invoice"),
+                em.body(
+                    rng,
+                    to_name,
+                    [
+                        str(rng.choice(em.SEND_INVOICE)).format(
+                            number=old_number, amount=money(inv.total // 2, inv.currency, v.country, code=True)
+                        )
+                    ],
+                    contact.name,
+                    [v.name, v.phone],
+                ),
+            )
+        )
         if history_len > 2:
-            mails.append(em.Mail(staff_name, ap_addr, contact.name, contact.email,
-                                 (earlier + timedelta(hours=int(rng.integers(2, 30)))),
-                                 "RE: " + mails[0].subject,
-                                 em.body(rng, contact.name, [str(rng.choice(em.REPLY_OK))], staff_name,
-                                         ["Accounts Payable", b.entity])))
+            mails.append(
+                em.Mail(
+                    staff_name,
+                    ap_addr,
+                    contact.name,
+                    contact.email,
+                    (earlier + timedelta(hours=int(rng.integers(2, 30)))),
+                    "RE: " + mails[0].subject,
+                    em.body(
+                        rng, contact.name, [str(rng.choice(em.REPLY_OK))], staff_name, ["Accounts Payable", b.entity]
+                    ),
+                )
+            )
     mails.append(newest)
     name, fields, items = invoice_doc(w, inv)
     inv_doc = w.docs[-1]
-    w.add("thread.eml", em.thread_eml(rng, mails, attachment=(f"{inv.number.replace('/', '-')}.{name.split('.')[-1]}",
-                                                                inv_doc.data, inv_doc.media_type)),
-          "message/rfc822", "email")
+    w.add(
+        "thread.eml",
+        em.thread_eml(
+            rng,
+            mails,
+            attachment=(f"{inv.number.replace('/', '-')}.{name.split('.')[-1]}", inv_doc.data, inv_doc.media_type),
+        ),
+        "message/rfc822",
+        "email",
+    )
     if approval is not None:
         w.add("approval.json", approval, "application/json", "approval")
     w.add("vendor_master.json", vendor_master([v] + w.others[:4], w.submitted), "application/json", "vendor_master")
@@ -163,13 +251,38 @@ def inbox_bec(w: World, variant: str) -> APLabel:
         entries += history(rng, o, w.ids, inv.issued, months=int(rng.integers(2, 8)))
     w.add("ledger.csv", ledger_csv(entries), "text/csv", "ledger")
     add_policy(w)
-    difficulty = {"routine": "easy", "urgent_genuine": "medium", "bank_change_verified": "hard",
-                  "exec_genuine": "hard", "lookalike_bank": "hard", "replyto_spoof": "hard", "ceo_fraud": "medium",
-                  "callback_trap": "expert"}[variant]
+    difficulty = {
+        "routine": "easy",
+        "urgent_genuine": "medium",
+        "bank_change_verified": "hard",
+        "exec_genuine": "hard",
+        "lookalike_bank": "hard",
+        "replyto_spoof": "hard",
+        "ceo_fraud": "medium",
+        "callback_trap": "expert",
+    }[variant]
     if fraud:
         outcome = "impersonation" if variant == "ceo_fraud" else "bank_fraud"
-        return make_label("inbox_bec", difficulty, outcome, "ESCALATE_FRAUD", FRAUD_ACCEPT, subject=name,
-                          fields=fields, items=items, reasons=reasons)
-    return make_label("inbox_bec", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields, items=items,
-                      reasons=reasons, twin=variant != "routine")
-
+        return make_label(
+            "inbox_bec",
+            difficulty,
+            outcome,
+            "ESCALATE_FRAUD",
+            FRAUD_ACCEPT,
+            subject=name,
+            fields=fields,
+            items=items,
+            reasons=reasons,
+        )
+    return make_label(
+        "inbox_bec",
+        difficulty,
+        "safe",
+        "PAY",
+        ["PAY"],
+        subject=name,
+        fields=fields,
+        items=items,
+        reasons=reasons,
+        twin=variant != "routine",
+    )

@@ -18,9 +18,17 @@ from rabench.cases.ap.ledger import Entry, approval_record, history, ledger_csv,
 from rabench.cases.ap.vendors import new_account, other_phone, with_new_account
 from rabench.contracts.ap import APLabel, Link
 
-LEDGER_VARIANTS = {"clean": 0.10, "recurring": 0.10, "credit_reissue": 0.12, "exact_duplicate": 0.12,
-                   "near_duplicate": 0.12, "bank_unverified": 0.13, "bank_verified": 0.12,
-                   "bank_wrong_callback": 0.09, "master_updated": 0.10}
+LEDGER_VARIANTS = {
+    "clean": 0.10,
+    "recurring": 0.10,
+    "credit_reissue": 0.12,
+    "exact_duplicate": 0.12,
+    "near_duplicate": 0.12,
+    "bank_unverified": 0.13,
+    "bank_verified": 0.12,
+    "bank_wrong_callback": 0.09,
+    "master_updated": 0.10,
+}
 # Genuine invoices reach AP late too (found at a statement reconciliation, resent after a lost mail):
 # an old invoice date is what every exact duplicate shows, so it must not be a label by itself.
 LATE_SHARE = 0.35
@@ -31,11 +39,16 @@ def _alter_number(number: str, rng) -> str:  # type: ignore[no-untyped-def]
     if kind == 0:
         return number + str(rng.choice(["A", "-1", "/2", "B"]))
     if kind == 1:
-        return number.replace("-", "", 1) if "-" in number else number[:-1] + str((int(number[-1]) + 1) % 10) \
-            if number[-1].isdigit() else number + "1"
+        return (
+            number.replace("-", "", 1)
+            if "-" in number
+            else number[:-1] + str((int(number[-1]) + 1) % 10)
+            if number[-1].isdigit()
+            else number + "1"
+        )
     digits = [i for i, c in enumerate(number) if c.isdigit()]
     i = digits[-2] if len(digits) > 1 else digits[-1]
-    return number[:i] + str((int(number[i]) + 1) % 10) + number[i + 1:]
+    return number[:i] + str((int(number[i]) + 1) % 10) + number[i + 1 :]
 
 
 def duplicate_bank_change(w: World, variant: str) -> APLabel:
@@ -61,8 +74,20 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
     cur = v.c.currency
 
     def posted(number: str, issued, amount: int, status: str = "paid", doc_type: str = "invoice") -> Entry:  # type: ignore[no-untyped-def]
-        return Entry(w.ids(), issued + timedelta(days=2), v, doc_type, number, issued, po or "", amount, cur,
-                     v.account.number, status, issued + timedelta(days=v.payment_terms) if status == "paid" else None)
+        return Entry(
+            w.ids(),
+            issued + timedelta(days=2),
+            v,
+            doc_type,
+            number,
+            issued,
+            po or "",
+            amount,
+            cur,
+            v.account.number,
+            status,
+            issued + timedelta(days=v.payment_terms) if status == "paid" else None,
+        )
 
     if variant in ("exact_duplicate", "near_duplicate"):
         first_issue = inv.issued - timedelta(days=int(rng.integers(20, 120)))
@@ -72,10 +97,17 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
             inv = replace(inv, number=_alter_number(inv.number, rng))
             if rng.random() < 0.4:  # a small change to the amount too
                 lines = list(inv.lines)
-                lines[0] = replace(lines[0], quantity=lines[0].quantity + 1, total=(lines[0].quantity + 1) * lines[0].unit)
+                lines[0] = replace(
+                    lines[0], quantity=lines[0].quantity + 1, total=(lines[0].quantity + 1) * lines[0].unit
+                )
                 inv = priced(inv, tuple(lines))  # the ledger keeps the original amount
             reasons, dup = ["near_duplicate"], [Link("near_duplicate", "invoice", orig.entry_id)]
-            outcome, decision, acceptable, difficulty = "duplicate_billing", "HOLD", HOLD_ACCEPT + ["ESCALATE_FRAUD"], "hard"
+            outcome, decision, acceptable, difficulty = (
+                "duplicate_billing",
+                "HOLD",
+                HOLD_ACCEPT + ["ESCALATE_FRAUD"],
+                "hard",
+            )
         else:
             inv = replace(inv, issued=first_issue, due=first_issue + timedelta(days=v.payment_terms))
             reasons, dup = ["duplicate_invoice"], [Link("duplicate", "invoice", orig.entry_id)]
@@ -84,8 +116,13 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
         first_issue = inv.issued - timedelta(days=int(rng.integers(10, 60)))
         orig = posted(_alter_number(inv.number, rng), first_issue, inv.total, status="credited")
         cn_number = f"CN-{inv.number}"
-        cn = posted(cn_number, first_issue + timedelta(days=int(rng.integers(2, 9))), -inv.total,
-                    status="credited", doc_type="credit_note")
+        cn = posted(
+            cn_number,
+            first_issue + timedelta(days=int(rng.integers(2, 9))),
+            -inv.total,
+            status="credited",
+            doc_type="credit_note",
+        )
         entries += [orig, cn]
         cn_inv = replace(inv, kind="credit_note", number=cn_number, issued=cn.issued, refers_to=orig.number)
         invoice_doc(w, cn_inv, "credit_note", role="credit_note")
@@ -93,7 +130,9 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
         difficulty, twin = "hard", True
     elif variant in ("bank_unverified", "bank_verified", "bank_wrong_callback", "master_updated"):
         foreign = variant != "master_updated" and rng.random() < 0.25
-        new = new_account(rng, str(rng.choice(["GB", "NL", "ES", "DE"])) if foreign and v.country != "US" else v.country)
+        new = new_account(
+            rng, str(rng.choice(["GB", "NL", "ES", "DE"])) if foreign and v.country != "US" else v.country
+        )
         requested = inv.issued - timedelta(days=int(rng.integers(1, 15)))
         via = str(rng.choice(["email", "letter", "supplier portal"]))
         if variant == "master_updated":
@@ -104,35 +143,61 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
         else:
             reasons = ["bank_account_changed"] + (["bank_country_mismatch"] if new.country != v.country else [])
             if variant == "bank_verified":
-                approval = approval_record(rng, v, new, requested, via=via, called=v.phone, outcome="confirmed",
-                                           approver2=True)
+                approval = approval_record(
+                    rng, v, new, requested, via=via, called=v.phone, outcome="confirmed", approver2=True
+                )
                 twin, difficulty = True, "hard"
                 if new.country != v.country:
                     reasons.remove("bank_country_mismatch")
                     new = new_account(rng, v.country)
-                    approval = approval_record(rng, v, new, requested, via=via, called=v.phone,
-                                               outcome="confirmed", approver2=True)
+                    approval = approval_record(
+                        rng, v, new, requested, via=via, called=v.phone, outcome="confirmed", approver2=True
+                    )
             else:
                 reasons.append("bank_change_unverified")
                 outcome, decision, acceptable = "bank_fraud", "ESCALATE_FRAUD", FRAUD_ACCEPT
                 if variant == "bank_wrong_callback":
-                    approval = approval_record(rng, v, new, requested, via=via, called=other_phone(rng, v),
-                                               outcome="confirmed", approver2=rng.random() < 0.5)
+                    approval = approval_record(
+                        rng,
+                        v,
+                        new,
+                        requested,
+                        via=via,
+                        called=other_phone(rng, v),
+                        outcome="confirmed",
+                        approver2=rng.random() < 0.5,
+                    )
                     reasons.append("callback_number_changed")
                     difficulty = "expert"
                 else:
                     difficulty = "medium"
                     if rng.random() < 0.5:
-                        approval = approval_record(rng, v, new, requested, via=via, called=None, outcome="",
-                                                   approver2=False)
+                        approval = approval_record(
+                            rng, v, new, requested, via=via, called=None, outcome="", approver2=False
+                        )
         inv = replace(inv, account=new)
     name, fields, items = invoice_doc(w, inv)
     dup = [Link(x.kind, name if x.source == "invoice" else x.source, x.target) for x in dup]
     if approval is not None:
         w.add("approval.json", approval, "application/json", "approval")
-    w.add("vendor_master.json", vendor_master([master] + w.others[:4], w.submitted, refs=refs),
-          "application/json", "vendor_master")
+    w.add(
+        "vendor_master.json",
+        vendor_master([master] + w.others[:4], w.submitted, refs=refs),
+        "application/json",
+        "vendor_master",
+    )
     w.add("ledger.csv", ledger_csv(entries), "text/csv", "ledger")
     add_policy(w)
-    return make_label("duplicate_bank_change", difficulty, outcome, decision, acceptable, subject=name,
-                      fields=fields, items=items, reasons=reasons, dup=dup, twin=twin)
+    return make_label(
+        "duplicate_bank_change",
+        difficulty,
+        outcome,
+        decision,
+        acceptable,
+        subject=name,
+        fields=fields,
+        items=items,
+        reasons=reasons,
+        dup=dup,
+        twin=twin,
+    )

@@ -50,10 +50,17 @@ def build_case(seed: int, spec: APSpec) -> BuiltCase:
     label = builder(world, spec.variant)
     invoices = [d for d in world.docs if d.role == "invoice"]
     tags = {
-        "family": spec.family, "variant": spec.variant, "difficulty": label.difficulty, "outcome": label.outcome,
-        "decision": label.decision, "twin": "yes" if label.benign_twin else "no",
-        "country": world.vendor.country, "currency": str(label.fields["currency"].value),
-        "layout": world.look.layout, "font": world.look.font, "format": world.fmt,
+        "family": spec.family,
+        "variant": spec.variant,
+        "difficulty": label.difficulty,
+        "outcome": label.outcome,
+        "decision": label.decision,
+        "twin": "yes" if label.benign_twin else "no",
+        "country": world.vendor.country,
+        "currency": str(label.fields["currency"].value),
+        "layout": world.look.layout,
+        "font": world.look.font,
+        "format": world.fmt,
         "language": world.tags["language"],
         "invoices": str(len(invoices)),
     }
@@ -69,23 +76,41 @@ def case_id(position: int) -> str:
     return f"c{position:05d}"
 
 
-def generate_ap_suite(out: Path, *, split: str, size: str, seed: int | None = None, workers: int | None = None,
-                      progress: Progress | None = None) -> dict[str, object]:
+def generate_ap_suite(
+    out: Path,
+    *,
+    split: str,
+    size: str,
+    seed: int | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> dict[str, object]:
     """Write the suite to ``out`` (created; must be empty or absent). Returns a summary."""
     seed = SEEDS[split] if seed is None else seed
     plan = make_plan(size, seed)
     out.mkdir(parents=True, exist_ok=True)
     workers = workers or min(2, os.cpu_count() or 1)
     enc = msgspec.json.Encoder()
-    header = SuiteHeader(suite="ap", name=f"rabench-ap/{size}/{split}", meta={
-        "generator": GENERATOR_VERSION, "split": split, "seed": seed, "size": size, "numpy": np.__version__,
-        "fpdf2": metadata.version("fpdf2"), "pypdfium2": metadata.version("pypdfium2"),
-    })
+    header = SuiteHeader(
+        suite="ap",
+        name=f"rabench-ap/{size}/{split}",
+        meta={
+            "generator": GENERATOR_VERSION,
+            "split": split,
+            "seed": seed,
+            "size": size,
+            "numpy": np.__version__,
+            "fpdf2": metadata.version("fpdf2"),
+            "pypdfium2": metadata.version("pypdfium2"),
+        },
+    )
     lines = [enc.encode(header)]
     total_bytes = 0
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
-        results = pool.map(_task, [(seed, s) for s in plan], chunksize=2) if pool else map(_task, [(seed, s) for s in plan])
+        results = (
+            pool.map(_task, [(seed, s) for s in plan], chunksize=2) if pool else map(_task, [(seed, s) for s in plan])
+        )
         for pos, built in enumerate(results):
             cid = case_id(pos)
             folder = out / "files" / cid
@@ -94,8 +119,15 @@ def generate_ap_suite(out: Path, *, split: str, size: str, seed: int | None = No
             for name, data, media, role in built.docs:
                 (folder / name).write_bytes(data)
                 total_bytes += len(data)
-                docs.append(APDocument(name=name, file=f"files/{cid}/{name}", sha256=hashlib.sha256(data).hexdigest(),
-                                       media_type=media, role=role))  # type: ignore[arg-type]
+                docs.append(
+                    APDocument(
+                        name=name,
+                        file=f"files/{cid}/{name}",
+                        sha256=hashlib.sha256(data).hexdigest(),
+                        media_type=media,
+                        role=role,
+                    )
+                )  # type: ignore[arg-type]
             case = APCase(id=cid, documents=docs, label=built.label, tags=built.tags, submitted_at=built.submitted)
             lines.append(enc.encode(case))
             if progress:

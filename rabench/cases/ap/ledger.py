@@ -50,17 +50,30 @@ def dumps(obj: object) -> bytes:
 
 def vendor_record(v: Vendor, *, change_ref: str | None = None) -> dict[str, object]:
     return {
-        "vendor_id": v.vendor_id, "name": v.name, "country": v.country, "vat_id": v.vat_id,
+        "vendor_id": v.vendor_id,
+        "name": v.name,
+        "country": v.country,
+        "vat_id": v.vat_id,
         "address": {"street": v.street, "postcode": v.postcode, "city": v.city},
-        "email_domain": v.domain, "contacts": [{"name": c.name, "email": c.email} for c in v.contacts],
-        "phone": v.phone, "payment_terms_days": v.payment_terms, "approved_since": v.since, "status": "active",
-        "bank": {"account": v.account.number, "code": v.account.code, "bank_name": v.account.bank,
-                 "last_changed": v.bank_changed, "change_ref": change_ref if v.bank_changed else None},
+        "email_domain": v.domain,
+        "contacts": [{"name": c.name, "email": c.email} for c in v.contacts],
+        "phone": v.phone,
+        "payment_terms_days": v.payment_terms,
+        "approved_since": v.since,
+        "status": "active",
+        "bank": {
+            "account": v.account.number,
+            "code": v.account.code,
+            "bank_name": v.account.bank,
+            "last_changed": v.bank_changed,
+            "change_ref": change_ref if v.bank_changed else None,
+        },
     }
 
 
-def vendor_master(vendors: list[Vendor], as_of: date, *, refs: dict[str, str] | None = None,
-                  notes: dict[str, str] | None = None) -> bytes:
+def vendor_master(
+    vendors: list[Vendor], as_of: date, *, refs: dict[str, str] | None = None, notes: dict[str, str] | None = None
+) -> bytes:
     recs = []
     for v in sorted(vendors, key=lambda x: x.vendor_id):
         r = vendor_record(v, change_ref=(refs or {}).get(v.vendor_id))
@@ -88,8 +101,21 @@ class Entry:
     paid_on: date | None
 
 
-LEDGER_COLUMNS = ("entry_id", "posting_date", "vendor_id", "vendor_name", "document_type", "invoice_number",
-                  "invoice_date", "po_number", "amount", "currency", "paid_to_account", "status", "payment_date")
+LEDGER_COLUMNS = (
+    "entry_id",
+    "posting_date",
+    "vendor_id",
+    "vendor_name",
+    "document_type",
+    "invoice_number",
+    "invoice_date",
+    "po_number",
+    "amount",
+    "currency",
+    "paid_to_account",
+    "status",
+    "payment_date",
+)
 
 
 def ledger_csv(entries: list[Entry]) -> bytes:
@@ -97,9 +123,23 @@ def ledger_csv(entries: list[Entry]) -> bytes:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(LEDGER_COLUMNS)
     for e in sorted(entries, key=lambda x: (x.posted, x.entry_id)):
-        w.writerow([e.entry_id, e.posted.isoformat(), e.vendor.vendor_id, e.vendor.name, e.doc_type, e.number,
-                    e.issued.isoformat(), e.po_number, f"{minor_to_float(e.amount):.2f}", e.currency, e.paid_to,
-                    e.status, e.paid_on.isoformat() if e.paid_on else ""])
+        w.writerow(
+            [
+                e.entry_id,
+                e.posted.isoformat(),
+                e.vendor.vendor_id,
+                e.vendor.name,
+                e.doc_type,
+                e.number,
+                e.issued.isoformat(),
+                e.po_number,
+                f"{minor_to_float(e.amount):.2f}",
+                e.currency,
+                e.paid_to,
+                e.status,
+                e.paid_on.isoformat() if e.paid_on else "",
+            ]
+        )
     return out.getvalue().encode("utf-8")
 
 
@@ -115,8 +155,16 @@ class EntryIds:
         return f"LED-{self.next:06d}"
 
 
-def history(rng: np.random.Generator, v: Vendor, ids: EntryIds, until: date, *, months: int,
-            recurring: int | None = None, account: Account | None = None) -> list[Entry]:
+def history(
+    rng: np.random.Generator,
+    v: Vendor,
+    ids: EntryIds,
+    until: date,
+    *,
+    months: int,
+    recurring: int | None = None,
+    account: Account | None = None,
+) -> list[Entry]:
     """A vendor's paid invoices over ``months`` before ``until`` (monthly, some months skipped).
 
     ``recurring`` (minor units) bills the same amount every month, as subscriptions and
@@ -130,51 +178,115 @@ def history(rng: np.random.Generator, v: Vendor, ids: EntryIds, until: date, *, 
         issued = until - timedelta(days=30 * m + int(rng.integers(0, 8)))
         amount = recurring if recurring is not None else sum(x.total for x in draw_lines(rng, v, cur))
         paid = issued + timedelta(days=v.payment_terms - int(rng.integers(0, 5)))
-        out.append(Entry(ids(), issued + timedelta(days=int(rng.integers(1, 5))), v, "invoice",
-                         invoice_number(rng, v, issued), issued, f"PO-45{int(rng.integers(10000, 99999))}",
-                         amount, cur, (account or v.account).number, "paid", paid))
+        out.append(
+            Entry(
+                ids(),
+                issued + timedelta(days=int(rng.integers(1, 5))),
+                v,
+                "invoice",
+                invoice_number(rng, v, issued),
+                issued,
+                f"PO-45{int(rng.integers(10000, 99999))}",
+                amount,
+                cur,
+                (account or v.account).number,
+                "paid",
+                paid,
+            )
+        )
     return out
 
 
 def purchase_order(inv: Invoice, po_number: str, ordered: list[tuple[int, int]], created: date) -> bytes:
     """``ordered``: (quantity, unit price in minor units) per invoice line."""
-    lines = [{"line": 10 * (i + 1), "sku": ln.sku, "description": ln.description, "quantity": q,
-              "unit_price": minor_to_float(u), "line_total": minor_to_float(q * u)}
-             for i, (ln, (q, u)) in enumerate(zip(inv.lines, ordered))]
-    return dumps({"extract": "purchase_order", "po_number": po_number, "vendor_id": inv.vendor.vendor_id,
-                  "buyer_entity": inv.buyer.entity, "created": created.isoformat(), "currency": inv.currency,
-                  "status": "released", "lines": lines,
-                  "total": minor_to_float(sum(q * u for q, u in ordered))})
+    lines = [
+        {
+            "line": 10 * (i + 1),
+            "sku": ln.sku,
+            "description": ln.description,
+            "quantity": q,
+            "unit_price": minor_to_float(u),
+            "line_total": minor_to_float(q * u),
+        }
+        for i, (ln, (q, u)) in enumerate(zip(inv.lines, ordered))
+    ]
+    return dumps(
+        {
+            "extract": "purchase_order",
+            "po_number": po_number,
+            "vendor_id": inv.vendor.vendor_id,
+            "buyer_entity": inv.buyer.entity,
+            "created": created.isoformat(),
+            "currency": inv.currency,
+            "status": "released",
+            "lines": lines,
+            "total": minor_to_float(sum(q * u for q, u in ordered)),
+        }
+    )
 
 
-def goods_receipt(inv: Invoice, po_number: str, received: list[list[tuple[int, date]]], rng: np.random.Generator) -> bytes:
+def goods_receipt(
+    inv: Invoice, po_number: str, received: list[list[tuple[int, date]]], rng: np.random.Generator
+) -> bytes:
     """``received``: per invoice line, the (quantity, date) of each posted receipt (none = nothing received)."""
     receipts = []
     for i, (ln, posts) in enumerate(zip(inv.lines, received)):
         for q, d in posts:
-            receipts.append({"gr_number": f"GR-{int(rng.integers(500000, 999999))}", "po_line": 10 * (i + 1),
-                             "sku": ln.sku, "quantity_received": q, "posted": d.isoformat(),
-                             "received_by": str(rng.choice(["Warehouse Stuttgart", "Dock 3", "Goods-in Boston",
-                                                            "Warehouse Lyon", "Receiving Leeds"]))})
+            receipts.append(
+                {
+                    "gr_number": f"GR-{int(rng.integers(500000, 999999))}",
+                    "po_line": 10 * (i + 1),
+                    "sku": ln.sku,
+                    "quantity_received": q,
+                    "posted": d.isoformat(),
+                    "received_by": str(
+                        rng.choice(
+                            ["Warehouse Stuttgart", "Dock 3", "Goods-in Boston", "Warehouse Lyon", "Receiving Leeds"]
+                        )
+                    ),
+                }
+            )
     receipts.sort(key=lambda r: (str(r["posted"]), int(str(r["po_line"]))))
     return dumps({"extract": "goods_receipts", "po_number": po_number, "receipts": receipts})
 
 
-def approval_record(rng: np.random.Generator, v: Vendor, new: Account, requested: date, *, via: str,
-                    called: str | None, outcome: str, approver2: bool) -> bytes:
+def approval_record(
+    rng: np.random.Generator,
+    v: Vendor,
+    new: Account,
+    requested: date,
+    *,
+    via: str,
+    called: str | None,
+    outcome: str,
+    approver2: bool,
+) -> bytes:
     """A bank-change request as the vendor-management workflow stores it."""
     staff = AP_STAFF[int(rng.integers(len(AP_STAFF)))]
     second = AP_STAFF[(AP_STAFF.index(staff) + 1) % len(AP_STAFF)]
     callback = None
     if called is not None:
-        callback = {"number_called": called, "called_on": (requested + timedelta(days=int(rng.integers(0, 3)))).isoformat(),
-                    "called_by": staff[0], "spoke_to": v.contacts[0].name, "outcome": outcome}
-    return dumps({
-        "extract": "bank_change_request", "request_id": f"BCR-{int(rng.integers(10000, 99999))}",
-        "vendor_id": v.vendor_id, "requested_on": requested.isoformat(), "requested_via": via,
-        "old_account": v.account.number, "new_account": new.number, "new_code": new.code, "new_bank": new.bank,
-        "callback": callback, "first_approver": staff[0] if called else None,
-        "second_approver": second[0] if approver2 else None,
-        "status": "approved" if (called and approver2 and outcome == "confirmed") else "pending",
-    })
-
+        callback = {
+            "number_called": called,
+            "called_on": (requested + timedelta(days=int(rng.integers(0, 3)))).isoformat(),
+            "called_by": staff[0],
+            "spoke_to": v.contacts[0].name,
+            "outcome": outcome,
+        }
+    return dumps(
+        {
+            "extract": "bank_change_request",
+            "request_id": f"BCR-{int(rng.integers(10000, 99999))}",
+            "vendor_id": v.vendor_id,
+            "requested_on": requested.isoformat(),
+            "requested_via": via,
+            "old_account": v.account.number,
+            "new_account": new.number,
+            "new_code": new.code,
+            "new_bank": new.bank,
+            "callback": callback,
+            "first_approver": staff[0] if called else None,
+            "second_approver": second[0] if approver2 else None,
+            "status": "approved" if (called and approver2 and outcome == "confirmed") else "pending",
+        }
+    )

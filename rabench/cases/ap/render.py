@@ -25,8 +25,18 @@ from rabench.contracts.ap import EvidenceBox
 FONT_DIR = "/usr/share/fonts/truetype/dejavu"
 FONTS = {"sans": "DejaVuSans", "serif": "DejaVuSerif", "condensed": "DejaVuSansCondensed"}
 LAYOUTS = ("classic", "band", "letter")
-PRODUCERS = ("Microsoft Word for Microsoft 365", "SAP NetWeaver", "Sage 50", "Xero", "QuickBooks Online",
-             "DATEV Unternehmen online", "LibreOffice 7.6", "Odoo 17.0", "lexoffice", "Zoho Invoice")
+PRODUCERS = (
+    "Microsoft Word for Microsoft 365",
+    "SAP NetWeaver",
+    "Sage 50",
+    "Xero",
+    "QuickBooks Online",
+    "DATEV Unternehmen online",
+    "LibreOffice 7.6",
+    "Odoo 17.0",
+    "lexoffice",
+    "Zoho Invoice",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +49,12 @@ class Look:
 
 def pick_look(rng: np.random.Generator) -> Look:
     accent = tuple(int(x) for x in rng.integers(20, 160, 3))
-    return Look(str(rng.choice(LAYOUTS)), str(rng.choice(list(FONTS))), (accent[0], accent[1], accent[2]),
-                str(rng.choice(PRODUCERS)))
+    return Look(
+        str(rng.choice(LAYOUTS)),
+        str(rng.choice(list(FONTS))),
+        (accent[0], accent[1], accent[2]),
+        str(rng.choice(PRODUCERS)),
+    )
 
 
 class _Page:
@@ -63,8 +77,19 @@ class _Page:
         self.pdf = pdf
         self.boxes: dict[str, tuple[float, float, float, float]] = {}
 
-    def text(self, x: float, y: float, w: float, s: str, *, size: float = 9.0, bold: bool = False,
-             align: str = "L", key: str | None = None, colour: tuple[int, int, int] = (20, 20, 20)) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        w: float,
+        s: str,
+        *,
+        size: float = 9.0,
+        bold: bool = False,
+        align: str = "L",
+        key: str | None = None,
+        colour: tuple[int, int, int] = (20, 20, 20),
+    ) -> None:
         pdf = self.pdf
         pdf.set_font("body", "B" if bold else "", size)
         pdf.set_text_color(*colour)
@@ -74,8 +99,12 @@ class _Page:
         if key:
             sw = pdf.get_string_width(s)
             x0 = x if align == "L" else (x + w - sw if align == "R" else x + (w - sw) / 2)
-            self.boxes[key] = (max(0.0, (x0 - 0.4) / self.w), max(0.0, (y - 0.2) / self.h),
-                               min(1.0, (x0 + sw + 0.4) / self.w), min(1.0, (y + h + 0.2) / self.h))
+            self.boxes[key] = (
+                max(0.0, (x0 - 0.4) / self.w),
+                max(0.0, (y - 0.2) / self.h),
+                min(1.0, (x0 + sw + 0.4) / self.w),
+                min(1.0, (y + h + 0.2) / self.h),
+            )
 
     def rule(self, y: float, colour: tuple[int, int, int], width: float = 0.3) -> None:
         self.pdf.set_draw_color(*colour)
@@ -101,7 +130,9 @@ def _meta_rows(inv: Invoice) -> list[tuple[str, str, str | None]]:
     return rows
 
 
-def _vendor_block(p: _Page, inv: Invoice, x: float, y: float, *, name_size: float, colour: tuple[int, int, int]) -> float:
+def _vendor_block(
+    p: _Page, inv: Invoice, x: float, y: float, *, name_size: float, colour: tuple[int, int, int]
+) -> float:
     v = inv.vendor
     p.text(x, y, 100, v.name, size=name_size, bold=True, key="vendor_name", colour=colour)
     y += name_size * 0.3528 * 1.6
@@ -127,25 +158,42 @@ def _table(p: _Page, inv: Invoice, y: float, look: Look) -> float:
     p.pdf.set_fill_color(*[min(255, 200 + a // 4) for a in look.accent])
     if look.layout == "band":
         p.pdf.rect(15, y - 1, p.w - 30, 6.5, style="F")
-    for label, x0, x1, al in ((w["desc"], cols[0], cols[1], "L"), (w["qty"], cols[1], cols[2], "R"),
-                              (w["unit"], cols[2], cols[3], "R"), (w["amount"], cols[3], cols[4], "R")):
+    for label, x0, x1, al in (
+        (w["desc"], cols[0], cols[1], "L"),
+        (w["qty"], cols[1], cols[2], "R"),
+        (w["unit"], cols[2], cols[3], "R"),
+        (w["amount"], cols[3], cols[4], "R"),
+    ):
         p.text(x0, y, x1 - x0, label, size=8.5, bold=True, align=al)
     y += 7
     p.rule(y - 1, look.accent, 0.2)
     for i, ln in enumerate(inv.lines):
         p.text(cols[0], y, cols[1] - cols[0] - 2, ln.description, size=8.5, key=f"line{i}.description")
-        p.text(cols[1], y, cols[2] - cols[1], f"{ln.quantity:,}".replace(",", " "), size=8.5, align="R",
-               key=f"line{i}.quantity")
+        p.text(
+            cols[1],
+            y,
+            cols[2] - cols[1],
+            f"{ln.quantity:,}".replace(",", " "),
+            size=8.5,
+            align="R",
+            key=f"line{i}.quantity",
+        )
         p.text(cols[2], y, cols[3] - cols[2], money(ln.unit, cur, c), size=8.5, align="R", key=f"line{i}.unit_price")
         p.text(cols[3], y, cols[4] - cols[3], money(ln.total, cur, c), size=8.5, align="R", key=f"line{i}.total")
         y += 5.6
     p.rule(y, look.accent, 0.2)
     y += 3
     rate = f"{inv.tax_rate:g}".replace(".", "," if inv.vendor.c.decimal == "," else ".")
-    rows = [(w["subtotal"], money(inv.subtotal, cur, c), "subtotal", False),
-            (f"{w['tax']} {0 if inv.reverse_charge else rate} %", money(inv.tax, cur, c), "tax", False),
-            (f"{w['credit_total' if inv.kind == 'credit_note' else 'total']} ({cur})", money(inv.total, cur, c, code=True),
-             "total", True)]
+    rows = [
+        (w["subtotal"], money(inv.subtotal, cur, c), "subtotal", False),
+        (f"{w['tax']} {0 if inv.reverse_charge else rate} %", money(inv.tax, cur, c), "tax", False),
+        (
+            f"{w['credit_total' if inv.kind == 'credit_note' else 'total']} ({cur})",
+            money(inv.total, cur, c, code=True),
+            "total",
+            True,
+        ),
+    ]
     if inv.vendor.country == "US" and inv.tax == 0:
         rows.pop(1)
     for label, value, key, bold in rows:
@@ -191,7 +239,9 @@ def _terms(inv: Invoice) -> str:
     return w["terms"].format(n=inv.vendor.payment_terms) if inv.kind == "invoice" else f"{w['refers']} {inv.refers_to}"
 
 
-def render_pdf(inv: Invoice, look: Look, created: datetime) -> tuple[bytes, dict[str, tuple[float, float, float, float]]]:
+def render_pdf(
+    inv: Invoice, look: Look, created: datetime
+) -> tuple[bytes, dict[str, tuple[float, float, float, float]]]:
     """The invoice as a one-page PDF and the page-fraction box of each printed field."""
     p = _Page(inv, look, created)
     w = inv.words
@@ -200,8 +250,14 @@ def render_pdf(inv: Invoice, look: Look, created: datetime) -> tuple[bytes, dict
         p.pdf.set_fill_color(*look.accent)
         p.pdf.rect(0, 0, p.w, 32, style="F")
         p.text(15, 9, 120, inv.vendor.name, size=16, bold=True, key="vendor_name", colour=(255, 255, 255))
-        p.text(15, 18, 140, f"{inv.vendor.street} · {inv.vendor.postcode} {inv.vendor.city} · {inv.vendor.phone}",
-               size=8, colour=(240, 240, 240))
+        p.text(
+            15,
+            18,
+            140,
+            f"{inv.vendor.street} · {inv.vendor.postcode} {inv.vendor.city} · {inv.vendor.phone}",
+            size=8,
+            colour=(240, 240, 240),
+        )
         p.text(p.w - 75, 10, 60, title, size=15, bold=True, align="R", colour=(255, 255, 255))
         y = _buyer_block(p, inv, 15, 42)
         my = 42.0

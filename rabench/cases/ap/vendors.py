@@ -48,16 +48,19 @@ def make_aba(prefix8: str) -> str:
 
 def paper_iban(iban: str) -> str:
     """The IBAN in groups of four, as invoices print it."""
-    return " ".join(iban[i:i + 4] for i in range(0, len(iban), 4))
+    return " ".join(iban[i : i + 4] for i in range(0, len(iban), 4))
 
 
 def mistype(number: str, rng: np.random.Generator) -> str:
     """``number`` with two adjacent digits swapped (or one digit changed): the typo check digits catch."""
-    digits = [i for i in range(4, len(number) - 1) if number[i].isdigit() and number[i + 1].isdigit()
-              and number[i] != number[i + 1]]
+    digits = [
+        i
+        for i in range(4, len(number) - 1)
+        if number[i].isdigit() and number[i + 1].isdigit() and number[i] != number[i + 1]
+    ]
     if digits:
         i = int(rng.choice(digits))
-        return number[:i] + number[i + 1] + number[i] + number[i + 2:]
+        return number[:i] + number[i + 1] + number[i] + number[i + 2 :]
     i = len(number) - 1
     return number[:i] + str((int(number[i]) + 1) % 10)
 
@@ -107,85 +110,277 @@ class Country:
 
 
 COUNTRIES: dict[str, Country] = {
-    "DE": Country("DE", "de", "EUR", 19.0, ".", ",", "%d.%m.%Y", "de", "+49", ("GmbH", "AG", "GmbH & Co. KG"),
-                  (("10115", "Berlin"), ("20095", "Hamburg"), ("80331", "München"), ("50667", "Köln"),
-                   ("70173", "Stuttgart"), ("04109", "Leipzig")),
-                  ("Industriestraße", "Hafenweg", "Lindenallee", "Am Gewerbepark", "Schillerstraße"),
-                  (Bank("Commerzbank", "37040044", "COBADEFFXXX"), Bank("Deutsche Bank", "50070010", "DEUTDEFFXXX"),
-                   Bank("Sparkasse KölnBonn", "37050198", "COLSDE33XXX"), Bank("GLS Bank", "43060967", "GENODEM1GLS"))),
-    "AT": Country("AT", "de", "EUR", 20.0, ".", ",", "%d.%m.%Y", "at", "+43", ("GmbH", "AG"),
-                  (("1010", "Wien"), ("4020", "Linz"), ("8010", "Graz"), ("5020", "Salzburg")),
-                  ("Mariahilfer Straße", "Landstraße", "Gewerbestraße"),
-                  (Bank("Erste Bank", "20111", "GIBAATWWXXX"), Bank("Raiffeisen", "32000", "RLNWATWWXXX"))),
-    "CH": Country("CH", "de", "CHF", 8.1, "'", ".", "%d.%m.%Y", "ch", "+41", ("AG", "GmbH", "SA"),
-                  (("8001", "Zürich"), ("3011", "Bern"), ("4051", "Basel"), ("6003", "Luzern")),
-                  ("Bahnhofstrasse", "Industriestrasse", "Seestrasse"),
-                  (Bank("UBS Switzerland", "00230", "UBSWCHZH80A"), Bank("Zürcher Kantonalbank", "00700", "ZKBKCHZZ80A"),
-                   Bank("PostFinance", "09000", "POFICHBEXXX"))),
-    "FR": Country("FR", "fr", "EUR", 20.0, " ", ",", "%d/%m/%Y", "fr", "+33", ("SAS", "SARL", "SA"),
-                  (("75008", "Paris"), ("69002", "Lyon"), ("13001", "Marseille"), ("59000", "Lille"),
-                   ("31000", "Toulouse")),
-                  ("rue de la République", "avenue Jean Jaurès", "boulevard Voltaire", "rue des Entrepreneurs"),
-                  (Bank("BNP Paribas", "30004", "BNPAFRPPXXX"), Bank("Société Générale", "30003", "SOGEFRPPXXX"),
-                   Bank("Crédit Agricole", "18206", "AGRIFRPP882"))),
-    "ES": Country("ES", "es", "EUR", 21.0, ".", ",", "%d/%m/%Y", "es", "+34", ("S.L.", "S.A."),
-                  (("28013", "Madrid"), ("08002", "Barcelona"), ("46002", "Valencia"), ("41001", "Sevilla"),
-                   ("48001", "Bilbao")),
-                  ("Calle de Alcalá", "Avenida Diagonal", "Calle Industria", "Paseo de la Castellana"),
-                  (Bank("Banco Santander", "0049", "BSCHESMMXXX"), Bank("BBVA", "0182", "BBVAESMMXXX"),
-                   Bank("CaixaBank", "2100", "CAIXESBBXXX"))),
-    "NL": Country("NL", "nl", "EUR", 21.0, ".", ",", "%d-%m-%Y", "nl", "+31", ("B.V.", "N.V."),
-                  (("1012 AB", "Amsterdam"), ("3011 AD", "Rotterdam"), ("3511 LX", "Utrecht"), ("5611 AZ", "Eindhoven")),
-                  ("Keizersgracht", "Industrieweg", "Stationsplein", "Havenstraat"),
-                  (Bank("ABN AMRO", "ABNA", "ABNANL2AXXX"), Bank("ING Bank", "INGB", "INGBNL2AXXX"),
-                   Bank("Rabobank", "RABO", "RABONL2UXXX"))),
-    "GB": Country("GB", "en", "GBP", 20.0, ",", ".", "%d/%m/%Y", "co.uk", "+44", ("Ltd", "PLC", "Limited"),
-                  (("EC1A 1BB", "London"), ("M1 1AE", "Manchester"), ("B1 1BB", "Birmingham"), ("LS1 4AP", "Leeds"),
-                   ("BS1 4ST", "Bristol")),
-                  ("High Street", "Station Road", "Mill Lane", "Commercial Street"),
-                  (Bank("Barclays", "BARC200000", "BARCGB22XXX"), Bank("Lloyds Bank", "LOYD309634", "LOYDGB21XXX"),
-                   Bank("NatWest", "NWBK601613", "NWBKGB2LXXX"))),
-    "IE": Country("IE", "en", "EUR", 23.0, ",", ".", "%d/%m/%Y", "ie", "+353", ("Ltd", "DAC"),
-                  (("D02 X285", "Dublin"), ("T12 T997", "Cork"), ("H91 E2K3", "Galway")),
-                  ("Harcourt Street", "Main Street", "Grand Canal Quay"),
-                  (Bank("AIB", "AIBK931152", "AIBKIE2DXXX"), Bank("Bank of Ireland", "BOFI900017", "BOFIIE2DXXX"))),
-    "US": Country("US", "en", "USD", 0.0, ",", ".", "%m/%d/%Y", "com", "+1", ("Inc.", "LLC", "Corp."),
-                  (("10001", "New York, NY"), ("60601", "Chicago, IL"), ("94105", "San Francisco, CA"),
-                   ("78701", "Austin, TX"), ("02110", "Boston, MA")),
-                  ("Main Street", "Commerce Drive", "Market Street", "Industrial Parkway"),
-                  (Bank("JPMorgan Chase", "02100002", "CHASUS33XXX"), Bank("Bank of America", "02600959", "BOFAUS3NXXX"),
-                   Bank("Wells Fargo", "12100024", "WFBIUS6SXXX"))),
+    "DE": Country(
+        "DE",
+        "de",
+        "EUR",
+        19.0,
+        ".",
+        ",",
+        "%d.%m.%Y",
+        "de",
+        "+49",
+        ("GmbH", "AG", "GmbH & Co. KG"),
+        (
+            ("10115", "Berlin"),
+            ("20095", "Hamburg"),
+            ("80331", "München"),
+            ("50667", "Köln"),
+            ("70173", "Stuttgart"),
+            ("04109", "Leipzig"),
+        ),
+        ("Industriestraße", "Hafenweg", "Lindenallee", "Am Gewerbepark", "Schillerstraße"),
+        (
+            Bank("Commerzbank", "37040044", "COBADEFFXXX"),
+            Bank("Deutsche Bank", "50070010", "DEUTDEFFXXX"),
+            Bank("Sparkasse KölnBonn", "37050198", "COLSDE33XXX"),
+            Bank("GLS Bank", "43060967", "GENODEM1GLS"),
+        ),
+    ),
+    "AT": Country(
+        "AT",
+        "de",
+        "EUR",
+        20.0,
+        ".",
+        ",",
+        "%d.%m.%Y",
+        "at",
+        "+43",
+        ("GmbH", "AG"),
+        (("1010", "Wien"), ("4020", "Linz"), ("8010", "Graz"), ("5020", "Salzburg")),
+        ("Mariahilfer Straße", "Landstraße", "Gewerbestraße"),
+        (Bank("Erste Bank", "20111", "GIBAATWWXXX"), Bank("Raiffeisen", "32000", "RLNWATWWXXX")),
+    ),
+    "CH": Country(
+        "CH",
+        "de",
+        "CHF",
+        8.1,
+        "'",
+        ".",
+        "%d.%m.%Y",
+        "ch",
+        "+41",
+        ("AG", "GmbH", "SA"),
+        (("8001", "Zürich"), ("3011", "Bern"), ("4051", "Basel"), ("6003", "Luzern")),
+        ("Bahnhofstrasse", "Industriestrasse", "Seestrasse"),
+        (
+            Bank("UBS Switzerland", "00230", "UBSWCHZH80A"),
+            Bank("Zürcher Kantonalbank", "00700", "ZKBKCHZZ80A"),
+            Bank("PostFinance", "09000", "POFICHBEXXX"),
+        ),
+    ),
+    "FR": Country(
+        "FR",
+        "fr",
+        "EUR",
+        20.0,
+        " ",
+        ",",
+        "%d/%m/%Y",
+        "fr",
+        "+33",
+        ("SAS", "SARL", "SA"),
+        (("75008", "Paris"), ("69002", "Lyon"), ("13001", "Marseille"), ("59000", "Lille"), ("31000", "Toulouse")),
+        ("rue de la République", "avenue Jean Jaurès", "boulevard Voltaire", "rue des Entrepreneurs"),
+        (
+            Bank("BNP Paribas", "30004", "BNPAFRPPXXX"),
+            Bank("Société Générale", "30003", "SOGEFRPPXXX"),
+            Bank("Crédit Agricole", "18206", "AGRIFRPP882"),
+        ),
+    ),
+    "ES": Country(
+        "ES",
+        "es",
+        "EUR",
+        21.0,
+        ".",
+        ",",
+        "%d/%m/%Y",
+        "es",
+        "+34",
+        ("S.L.", "S.A."),
+        (("28013", "Madrid"), ("08002", "Barcelona"), ("46002", "Valencia"), ("41001", "Sevilla"), ("48001", "Bilbao")),
+        ("Calle de Alcalá", "Avenida Diagonal", "Calle Industria", "Paseo de la Castellana"),
+        (
+            Bank("Banco Santander", "0049", "BSCHESMMXXX"),
+            Bank("BBVA", "0182", "BBVAESMMXXX"),
+            Bank("CaixaBank", "2100", "CAIXESBBXXX"),
+        ),
+    ),
+    "NL": Country(
+        "NL",
+        "nl",
+        "EUR",
+        21.0,
+        ".",
+        ",",
+        "%d-%m-%Y",
+        "nl",
+        "+31",
+        ("B.V.", "N.V."),
+        (("1012 AB", "Amsterdam"), ("3011 AD", "Rotterdam"), ("3511 LX", "Utrecht"), ("5611 AZ", "Eindhoven")),
+        ("Keizersgracht", "Industrieweg", "Stationsplein", "Havenstraat"),
+        (
+            Bank("ABN AMRO", "ABNA", "ABNANL2AXXX"),
+            Bank("ING Bank", "INGB", "INGBNL2AXXX"),
+            Bank("Rabobank", "RABO", "RABONL2UXXX"),
+        ),
+    ),
+    "GB": Country(
+        "GB",
+        "en",
+        "GBP",
+        20.0,
+        ",",
+        ".",
+        "%d/%m/%Y",
+        "co.uk",
+        "+44",
+        ("Ltd", "PLC", "Limited"),
+        (
+            ("EC1A 1BB", "London"),
+            ("M1 1AE", "Manchester"),
+            ("B1 1BB", "Birmingham"),
+            ("LS1 4AP", "Leeds"),
+            ("BS1 4ST", "Bristol"),
+        ),
+        ("High Street", "Station Road", "Mill Lane", "Commercial Street"),
+        (
+            Bank("Barclays", "BARC200000", "BARCGB22XXX"),
+            Bank("Lloyds Bank", "LOYD309634", "LOYDGB21XXX"),
+            Bank("NatWest", "NWBK601613", "NWBKGB2LXXX"),
+        ),
+    ),
+    "IE": Country(
+        "IE",
+        "en",
+        "EUR",
+        23.0,
+        ",",
+        ".",
+        "%d/%m/%Y",
+        "ie",
+        "+353",
+        ("Ltd", "DAC"),
+        (("D02 X285", "Dublin"), ("T12 T997", "Cork"), ("H91 E2K3", "Galway")),
+        ("Harcourt Street", "Main Street", "Grand Canal Quay"),
+        (Bank("AIB", "AIBK931152", "AIBKIE2DXXX"), Bank("Bank of Ireland", "BOFI900017", "BOFIIE2DXXX")),
+    ),
+    "US": Country(
+        "US",
+        "en",
+        "USD",
+        0.0,
+        ",",
+        ".",
+        "%m/%d/%Y",
+        "com",
+        "+1",
+        ("Inc.", "LLC", "Corp."),
+        (
+            ("10001", "New York, NY"),
+            ("60601", "Chicago, IL"),
+            ("94105", "San Francisco, CA"),
+            ("78701", "Austin, TX"),
+            ("02110", "Boston, MA"),
+        ),
+        ("Main Street", "Commerce Drive", "Market Street", "Industrial Parkway"),
+        (
+            Bank("JPMorgan Chase", "02100002", "CHASUS33XXX"),
+            Bank("Bank of America", "02600959", "BOFAUS3NXXX"),
+            Bank("Wells Fargo", "12100024", "WFBIUS6SXXX"),
+        ),
+    ),
 }
 # How often each country's vendors appear (EUR-heavy, as a European AP desk sees them).
-COUNTRY_WEIGHTS = {"DE": 0.22, "FR": 0.14, "ES": 0.1, "NL": 0.1, "GB": 0.14, "US": 0.12, "CH": 0.07,
-                   "AT": 0.06, "IE": 0.05}
+COUNTRY_WEIGHTS = {
+    "DE": 0.22,
+    "FR": 0.14,
+    "ES": 0.1,
+    "NL": 0.1,
+    "GB": 0.14,
+    "US": 0.12,
+    "CH": 0.07,
+    "AT": 0.06,
+    "IE": 0.05,
+}
 
 _STEMS = {
-    "de": ("Nordlicht", "Bergmann", "Rheinwerk", "Hansa", "Alpina", "Weber", "Krämer", "Sonnenfeld", "Elbtal",
-           "Brandt", "Falkenstein", "Morgenrot"),
-    "fr": ("Dubois", "Atelier Lumière", "Moreau", "Provence", "Lefèvre", "Bel Horizon", "Garnier", "Rivoli",
-           "Mistral", "Fontaine"),
+    "de": (
+        "Nordlicht",
+        "Bergmann",
+        "Rheinwerk",
+        "Hansa",
+        "Alpina",
+        "Weber",
+        "Krämer",
+        "Sonnenfeld",
+        "Elbtal",
+        "Brandt",
+        "Falkenstein",
+        "Morgenrot",
+    ),
+    "fr": (
+        "Dubois",
+        "Atelier Lumière",
+        "Moreau",
+        "Provence",
+        "Lefèvre",
+        "Bel Horizon",
+        "Garnier",
+        "Rivoli",
+        "Mistral",
+        "Fontaine",
+    ),
     "es": ("Iberia", "Hermanos García", "Levante", "Soler", "Castellana", "Nogal", "Ruiz", "Almendro", "Serrano"),
     "nl": ("Van Dijk", "Oranje", "De Vries", "Zuiderzee", "Bakker", "Noordkade", "Molenaar", "Delta"),
-    "en": ("Harrow", "Kestrel", "Bridgewater", "Northgate", "Ashford", "Sterling", "Redwood", "Summit", "Lakeside",
-           "Fairfield", "Blackstone", "Oakridge"),
+    "en": (
+        "Harrow",
+        "Kestrel",
+        "Bridgewater",
+        "Northgate",
+        "Ashford",
+        "Sterling",
+        "Redwood",
+        "Summit",
+        "Lakeside",
+        "Fairfield",
+        "Blackstone",
+        "Oakridge",
+    ),
 }
 _TRADES = {
     "de": ("Logistik", "Metallbau", "Elektrotechnik", "Verpackung", "IT-Service", "Industriebedarf", "Gebäudetechnik"),
     "fr": ("Industrie", "Emballages", "Services", "Logistique", "Informatique", "Équipements", "Maintenance"),
     "es": ("Logística", "Suministros", "Ingeniería", "Embalajes", "Sistemas", "Servicios Industriales"),
     "nl": ("Logistiek", "Techniek", "Verpakkingen", "Installatie", "ICT", "Groothandel"),
-    "en": ("Logistics", "Engineering", "Packaging", "Supplies", "IT Services", "Facilities", "Components",
-           "Industrial"),
+    "en": (
+        "Logistics",
+        "Engineering",
+        "Packaging",
+        "Supplies",
+        "IT Services",
+        "Facilities",
+        "Components",
+        "Industrial",
+    ),
 }
-_FIRST = {"de": ("Anna", "Jonas", "Katrin", "Lukas", "Sabine", "Thomas"), "fr": ("Camille", "Julien", "Sophie",
-          "Nicolas", "Claire", "Mathieu"), "es": ("Lucía", "Javier", "Marta", "Pablo", "Elena", "Sergio"),
-          "nl": ("Sanne", "Daan", "Lotte", "Bram", "Eva", "Joost"), "en": ("Emma", "James", "Olivia", "Daniel",
-          "Grace", "Michael")}
-_LAST = {"de": ("Schneider", "Fischer", "Wagner", "Becker", "Hoffmann"), "fr": ("Martin", "Bernard", "Petit",
-         "Durand", "Laurent"), "es": ("Fernández", "López", "Martínez", "Sánchez", "Romero"),
-         "nl": ("Jansen", "de Boer", "Visser", "Smit", "Mulder"), "en": ("Smith", "Taylor", "Brown", "Wilson",
-         "Clarke")}
+_FIRST = {
+    "de": ("Anna", "Jonas", "Katrin", "Lukas", "Sabine", "Thomas"),
+    "fr": ("Camille", "Julien", "Sophie", "Nicolas", "Claire", "Mathieu"),
+    "es": ("Lucía", "Javier", "Marta", "Pablo", "Elena", "Sergio"),
+    "nl": ("Sanne", "Daan", "Lotte", "Bram", "Eva", "Joost"),
+    "en": ("Emma", "James", "Olivia", "Daniel", "Grace", "Michael"),
+}
+_LAST = {
+    "de": ("Schneider", "Fischer", "Wagner", "Becker", "Hoffmann"),
+    "fr": ("Martin", "Bernard", "Petit", "Durand", "Laurent"),
+    "es": ("Fernández", "López", "Martínez", "Sánchez", "Romero"),
+    "nl": ("Jansen", "de Boer", "Visser", "Smit", "Mulder"),
+    "en": ("Smith", "Taylor", "Brown", "Wilson", "Clarke"),
+}
 
 
 def slug(text: str) -> str:
@@ -240,8 +435,15 @@ class Vendor:
 def _vat_id(rng: np.random.Generator, country: str) -> str | None:
     if country == "US":
         return None
-    prefix, digits, suffix = {"DE": ("DE", 9, ""), "AT": ("ATU", 8, ""), "FR": ("FR", 11, ""), "ES": ("ESB", 8, ""),
-                              "NL": ("NL", 9, "B01"), "GB": ("GB", 9, ""), "IE": ("IE", 7, "T")}.get(country, ("", 0, ""))
+    prefix, digits, suffix = {
+        "DE": ("DE", 9, ""),
+        "AT": ("ATU", 8, ""),
+        "FR": ("FR", 11, ""),
+        "ES": ("ESB", 8, ""),
+        "NL": ("NL", 9, "B01"),
+        "GB": ("GB", 9, ""),
+        "IE": ("IE", 7, "T"),
+    }.get(country, ("", 0, ""))
     if country == "CH":
         return f"CHE-{_digits(rng, 3)}.{_digits(rng, 3)}.{_digits(rng, 3)} MWST"
     return prefix + _digits(rng, digits) + suffix
@@ -285,8 +487,9 @@ def other_phone(rng: np.random.Generator, v: Vendor) -> str:
     return p
 
 
-def make_vendor(rng: np.random.Generator, vendor_id: str, *, country: str | None = None,
-                approved_from: int = 2015) -> Vendor:
+def make_vendor(
+    rng: np.random.Generator, vendor_id: str, *, country: str | None = None, approved_from: int = 2015
+) -> Vendor:
     code = country or str(rng.choice(list(COUNTRY_WEIGHTS), p=list(COUNTRY_WEIGHTS.values())))
     c = COUNTRIES[code]
     lang = c.language
@@ -303,10 +506,19 @@ def make_vendor(rng: np.random.Generator, vendor_id: str, *, country: str | None
         contacts.append(Contact(f"{first} {last}", personal if role == "accounts" else f"{role}@{domain}"))
     year = int(rng.integers(approved_from, 2024))
     return Vendor(
-        vendor_id=vendor_id, name=name, country=code, vat_id=_vat_id(rng, code),
-        street=f"{str(rng.choice(c.streets))} {int(rng.integers(1, 180))}", postcode=postcode, city=city,
-        domain=domain, phone=_phone(rng, c), account=new_account(rng, code), contacts=tuple(contacts),
-        payment_terms=int(rng.choice([14, 30, 30, 45, 60])), since=f"{year}-{int(rng.integers(1, 13)):02d}-15",
+        vendor_id=vendor_id,
+        name=name,
+        country=code,
+        vat_id=_vat_id(rng, code),
+        street=f"{str(rng.choice(c.streets))} {int(rng.integers(1, 180))}",
+        postcode=postcode,
+        city=city,
+        domain=domain,
+        phone=_phone(rng, c),
+        account=new_account(rng, code),
+        contacts=tuple(contacts),
+        payment_terms=int(rng.choice([14, 30, 30, 45, 60])),
+        since=f"{year}-{int(rng.integers(1, 13)):02d}-15",
         trade=trade,
     )
 
@@ -317,6 +529,7 @@ def with_new_account(v: Vendor, account: Account, changed: str) -> Vendor:
 
 
 # --- the buying company (one group, several entities) -----------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class Buyer:
@@ -331,17 +544,29 @@ class Buyer:
 
 
 BUYERS: tuple[Buyer, ...] = (
-    Buyer("Meridian Components GmbH", "DE", "Werkstraße 12", "70565", "Stuttgart", "meridian-components.com", 10000,
-          "EUR"),
-    Buyer("Meridian Components Ltd", "GB", "Kingsway 40", "WC2B 6TD", "London", "meridian-components.com", 8000,
-          "GBP"),
-    Buyer("Meridian Components Inc.", "US", "500 Boylston Street", "02116", "Boston, MA", "meridian-components.com",
-          12000, "USD"),
-    Buyer("Meridian Components SAS", "FR", "12 rue de Rivoli", "75004", "Paris", "meridian-components.com", 10000,
-          "EUR"),
+    Buyer(
+        "Meridian Components GmbH", "DE", "Werkstraße 12", "70565", "Stuttgart", "meridian-components.com", 10000, "EUR"
+    ),
+    Buyer("Meridian Components Ltd", "GB", "Kingsway 40", "WC2B 6TD", "London", "meridian-components.com", 8000, "GBP"),
+    Buyer(
+        "Meridian Components Inc.",
+        "US",
+        "500 Boylston Street",
+        "02116",
+        "Boston, MA",
+        "meridian-components.com",
+        12000,
+        "USD",
+    ),
+    Buyer(
+        "Meridian Components SAS", "FR", "12 rue de Rivoli", "75004", "Paris", "meridian-components.com", 10000, "EUR"
+    ),
 )
-EXECUTIVES = (("Helena Brandt", "Chief Financial Officer"), ("Marcus Leclerc", "Chief Executive Officer"),
-              ("Priya Raman", "Group Treasurer"))
+EXECUTIVES = (
+    ("Helena Brandt", "Chief Financial Officer"),
+    ("Marcus Leclerc", "Chief Executive Officer"),
+    ("Priya Raman", "Group Treasurer"),
+)
 AP_STAFF = (("Tom Becker", "tom.becker"), ("Laura Janssen", "laura.janssen"), ("Ines Moreau", "ines.moreau"))
 
 
@@ -364,7 +589,7 @@ def lookalike_domain(domain: str, rng: np.random.Generator) -> str:
         if swaps:
             a, b = swaps[int(rng.integers(len(swaps)))]
             i = name.index(a)
-            return f"{name[:i]}{b}{name[i + len(a):]}.{tld}"
+            return f"{name[:i]}{b}{name[i + len(a) :]}.{tld}"
     if kind == 1 and "-" in name:
         return f"{name.replace('-', '', 1)}.{tld}"
     if kind == 2:

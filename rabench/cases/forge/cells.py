@@ -61,7 +61,7 @@ def text_band(gray: np.ndarray, box: Box) -> tuple[int, int, float, float] | Non
     h, w = gray.shape
     pad = max(2, (y1 - y0) // 5)
     ya, yb = max(0, y0 - pad), min(h, y1 + pad)
-    crop = gray[ya:yb, max(0, x0):min(w, x1)].astype(np.float32)
+    crop = gray[ya:yb, max(0, x0) : min(w, x1)].astype(np.float32)
     if crop.shape[0] < 6 or crop.shape[1] < 3:
         return None
     paper = float(np.percentile(crop, 85))
@@ -94,8 +94,9 @@ def _cut_cost(gray: np.ndarray, x0: int, x1: int, top: int, bottom: int, paper: 
     return np.minimum(1.0, count / 2.0)
 
 
-def _align(ink: np.ndarray, cut: np.ndarray, chars: str, s: float, mono: bool
-           ) -> tuple[float, list[tuple[int, int]]] | None:
+def _align(
+    ink: np.ndarray, cut: np.ndarray, chars: str, s: float, mono: bool
+) -> tuple[float, list[tuple[int, int]]] | None:
     """Best cut of the column profile ``ink`` into len(chars) cells of width ~ s (narrow chars less).
 
     ``cut`` is the cost of a cell edge at each column: 0 where no ink pixel is in the
@@ -125,8 +126,12 @@ def _align(ink: np.ndarray, cut: np.ndarray, chars: str, s: float, mono: bool
         ok = a >= 0
         a0 = np.where(ok, a, 0)
         mass = csum[b] - csum[a0]
-        cost = (g[a0] + 1.5 * ((widths[:, None] - target) / s) ** 2 + 0.6 * (edge[a0] + edge[b])
-                + np.where(mass < need, 3.0, 0.0))  # a cell must hold ink
+        cost = (
+            g[a0]
+            + 1.5 * ((widths[:, None] - target) / s) ** 2
+            + 0.6 * (edge[a0] + edge[b])
+            + np.where(mass < need, 3.0, 0.0)
+        )  # a cell must hold ink
         cost = np.where(ok, cost, inf)
         best = np.argmin(cost, axis=0)
         f = cost[best, np.arange(w + 1)]

@@ -98,8 +98,9 @@ class CannotEdit(Exception):
     """The edit cannot be made confidently on this receipt (the message says why)."""
 
 
-def _apply(r: Receipt, arr: np.ndarray, spots: list[tuple[Spot, str]], rng: np.random.Generator,
-           *, right_aligned: bool) -> list[Edit]:
+def _apply(
+    r: Receipt, arr: np.ndarray, spots: list[tuple[Spot, str]], rng: np.random.Generator, *, right_aligned: bool
+) -> list[Edit]:
     edits = []
     for spot, new in spots:
         cells = r.cut(spot.line)
@@ -120,18 +121,26 @@ def _verify(r: Receipt, arr: np.ndarray, spots: list[tuple[Spot, str]], edits: l
         x0, y0, x1, y1 = r.lines[spot.line].box
         x0, y0, x1, y1 = min(x0, e.box[0]), min(y0, e.box[1]), max(x1, e.box[2]), max(y1, e.box[3])
         h = y1 - y0
-        crop = img.crop((max(0, x0 - h // 2), max(0, y0 - h // 8), min(img.width, x1 + h // 2),
-                         min(img.height, y1 + h // 8)))
+        crop = img.crop(
+            (max(0, x0 - h // 2), max(0, y0 - h // 8), min(img.width, x1 + h // 2), min(img.height, y1 + h // 8))
+        )
         got = squash(r.reader.read_line(crop))
         if new not in got:
             raise CannotEdit(f"the OCR reads the edited line as {got!r}, not with {new!r}")
 
 
-def _finish(r: Receipt, arr: np.ndarray, spots: list[tuple[Spot, str]], edits: list[Edit],
-            changes: dict[str, object], edited: tuple[str, ...]) -> Made:
+def _finish(
+    r: Receipt,
+    arr: np.ndarray,
+    spots: list[tuple[Spot, str]],
+    edits: list[Edit],
+    changes: dict[str, object],
+    edited: tuple[str, ...],
+) -> Made:
     _verify(r, arr, spots, edits)
-    return Made(arr, changes, edited, tuple(e.box for e in edits), sum(e.copied for e in edits),
-                sum(e.drawn for e in edits))
+    return Made(
+        arr, changes, edited, tuple(e.box for e in edits), sum(e.copied for e in edits), sum(e.drawn for e in edits)
+    )
 
 
 def edit_total(r: Receipt, total: float, rng: np.random.Generator, *, avoid: set[float] = frozenset()) -> Made:  # type: ignore[assignment]
@@ -207,8 +216,9 @@ def edit_merchant(r: Receipt, merchant: str, rng: np.random.Generator) -> Made:
         at = merchant.index(word)
         try:
             edits = _apply(r, arr, spots, rng, right_aligned=False)
-            return _finish(r, arr, spots, edits, {"merchant": merchant[:at] + new + merchant[at + len(word):]},
-                           ("merchant",))
+            return _finish(
+                r, arr, spots, edits, {"merchant": merchant[:at] + new + merchant[at + len(word) :]}, ("merchant",)
+            )
         except CannotEdit as exc:
             last = exc
     raise last or CannotEdit("no shop word fits in the name line")
@@ -224,8 +234,15 @@ def _item_choice(r: Receipt, label_items: list | None, rng: np.random.Generator)
     return items[int(rng.integers(len(items)))]
 
 
-def edit_item(r: Receipt, total: float, rng: np.random.Generator, *, consistent: bool,
-              label_items: list | None, avoid: set[float] = frozenset()) -> Made:  # type: ignore[assignment]
+def edit_item(
+    r: Receipt,
+    total: float,
+    rng: np.random.Generator,
+    *,
+    consistent: bool,
+    label_items: list | None,
+    avoid: set[float] = frozenset(),
+) -> Made:  # type: ignore[assignment]
     """Change one line amount; ``consistent`` also changes every amount that depends on it."""
     f = r.found
     if not f.items:
@@ -285,7 +302,7 @@ def edit_mask(made: Made) -> np.ndarray:
     mask = np.zeros(made.pixels.shape[:2], dtype=bool)
     for x0, y0, x1, y1 in made.boxes:
         pad = max(2, (y1 - y0) // 3)
-        mask[max(0, y0 - pad):y1 + pad, max(0, x0 - 2 * pad):x1 + 2 * pad] = True
+        mask[max(0, y0 - pad) : y1 + pad, max(0, x0 - 2 * pad) : x1 + 2 * pad] = True
     return mask
 
 

@@ -39,8 +39,11 @@ def _items(items: list[LineItem], old: float, new: float) -> list[LineItem]:
 def forged_label(src: ReceiptLabel, kind: str, o: Output) -> ReceiptLabel:
     """``src`` as the output shows it."""
     fake = kind in FAKE_CLASS
-    auth = Authenticity(verdict="fake" if fake else "genuine", fake_class=FAKE_CLASS[kind] if fake else None,  # type: ignore[arg-type]
-                        edited_fields=list(o.edited))  # type: ignore[arg-type]
+    auth = Authenticity(
+        verdict="fake" if fake else "genuine",
+        fake_class=FAKE_CLASS[kind] if fake else None,  # type: ignore[arg-type]
+        edited_fields=list(o.edited),
+    )  # type: ignore[arg-type]
     changes: dict[str, object] = {"authenticity": auth, "provenance": o.provenance or src.provenance}
     for name in ("total", "date", "merchant"):
         if name in o.changes:

@@ -126,8 +126,11 @@ def find_amounts(lines: list[OcrLine], rows: list[list[int]]) -> list[Amount]:
     for i, ln in enumerate(lines):
         text = squash(ln.text)
         for m in _AMOUNT.finditer(text):
-            sign = -1.0 if (m.start() > 0 and text[m.start() - 1] in "-\u2212") or text[m.end():m.end() + 1] == "-" \
+            sign = (
+                -1.0
+                if (m.start() > 0 and text[m.start() - 1] in "-\u2212") or text[m.end() : m.end() + 1] == "-"
                 else 1.0
+            )
             out.append(Amount(Spot(i, m.start(), m.end(), m.group(0)), sign * parse_amount(m), row_of[i]))
     return out
 
@@ -181,8 +184,30 @@ def _alnum(text: str) -> str:
     return re.sub(r"[^0-9a-z]", "", text.lower())
 
 
-_LEGAL = {"sdn", "bhd", "ltd", "llc", "inc", "gmbh", "co", "corp", "plc", "the", "and", "enterprise",
-          "trading", "restaurant", "sdnbhd", "ag", "kg", "sa", "sarl", "bv", "pty", "company"}
+_LEGAL = {
+    "sdn",
+    "bhd",
+    "ltd",
+    "llc",
+    "inc",
+    "gmbh",
+    "co",
+    "corp",
+    "plc",
+    "the",
+    "and",
+    "enterprise",
+    "trading",
+    "restaurant",
+    "sdnbhd",
+    "ag",
+    "kg",
+    "sa",
+    "sarl",
+    "bv",
+    "pty",
+    "company",
+}
 
 
 def find_merchant(lines: list[OcrLine], label: str, image_height: int) -> tuple[Spot, str] | None:
@@ -215,19 +240,22 @@ def find_merchant(lines: list[OcrLine], label: str, image_height: int) -> tuple[
 
 
 def _is_total_row(text: str) -> bool:
-    return bool(_TOTAL_WORDS.search(text)) and not _NOT_TOTAL.search(text) or bool(
-        re.search(r"(grand|nett?)total", text))
+    return (
+        bool(_TOTAL_WORDS.search(text)) and not _NOT_TOTAL.search(text) or bool(re.search(r"(grand|nett?)total", text))
+    )
 
 
-def locate(lines: list[OcrLine], *, total: float | None, date: str | None, merchant: str | None,
-           image_height: int) -> Found:
+def locate(
+    lines: list[OcrLine], *, total: float | None, date: str | None, merchant: str | None, image_height: int
+) -> Found:
     """Match the label's total, date and merchant to the OCR lines; find the amounts that add up."""
     f = Found()
     f.rows = group_rows(lines)
     f.amounts = find_amounts(lines, f.rows)
     texts = [row_text(lines, r) for r in f.rows]
-    f.tax_printed = any(_TAX_WORDS.search(t) and any(a.row == k and a.value > 0 for a in f.amounts)
-                        for k, t in enumerate(texts))
+    f.tax_printed = any(
+        _TAX_WORDS.search(t) and any(a.row == k and a.value > 0 for a in f.amounts) for k, t in enumerate(texts)
+    )
     if total is None:
         f.why["total"] = "total not labelled"
     else:
@@ -296,9 +324,17 @@ def _arithmetic(f: Found, lines: list[OcrLine], texts: list[str], total: float) 
             cur = by_row.get(a.row)
             if cur is None or _x(lines, a) > _x(lines, cur):
                 by_row[a.row] = a  # the rightmost amount of a row is its line amount
-    items = [by_row[r] for r in sorted(by_row)
-             if not (_TOTAL_WORDS.search(texts[r]) or _TAX_WORDS.search(texts[r]) or _ROUNDING.search(texts[r])
-                     or _TENDER.search(texts[r]) or _CHANGE.search(texts[r]))]
+    items = [
+        by_row[r]
+        for r in sorted(by_row)
+        if not (
+            _TOTAL_WORDS.search(texts[r])
+            or _TAX_WORDS.search(texts[r])
+            or _ROUNDING.search(texts[r])
+            or _TENDER.search(texts[r])
+            or _CHANGE.search(texts[r])
+        )
+    ]
     f.items = _adding_run(items, total)
     if not f.items:
         f.items = _via_subtotal(f, items, texts, total, first)
@@ -326,8 +362,11 @@ def _via_subtotal(f: Found, items: list[Amount], texts: list[str], total: float,
         return []
     sub = subs[0]
     run = _adding_run([a for a in items if a.row < sub.row], sub.value)
-    extras = [a for a in f.amounts if sub.row < a.row < first
-              and (_TAX_WORDS.search(texts[a.row]) or _ROUNDING.search(texts[a.row]))]
+    extras = [
+        a
+        for a in f.amounts
+        if sub.row < a.row < first and (_TAX_WORDS.search(texts[a.row]) or _ROUNDING.search(texts[a.row]))
+    ]
     if run and abs(sub.value + sum(a.value for a in extras) - total) <= 0.005:
         return run
     return []

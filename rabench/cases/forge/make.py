@@ -60,10 +60,14 @@ class Mix:
     def settings(self, group: str, *, photo: bool) -> sv.Settings:
         """JPEG quality and photo size for one output of ``group``."""
         if photo:
-            return sv.Settings(quality=int(self.pick(group, "photo_q", sv.PHOTO_QUALITY)),  # type: ignore[call-overload]
-                               long_side=int(self.pick(group, "photo_side", sv.PHOTO_SIDES)))  # type: ignore[call-overload]
-        return sv.Settings(quality=str(self.pick(group, "editor_q", sv.EDITOR_QUALITY)),
-                           message_quality=int(self.pick(group, "message_q", sv.MESSAGE_QUALITY)))  # type: ignore[call-overload]
+            return sv.Settings(
+                quality=int(self.pick(group, "photo_q", sv.PHOTO_QUALITY)),  # type: ignore[call-overload]
+                long_side=int(self.pick(group, "photo_side", sv.PHOTO_SIDES)),
+            )  # type: ignore[call-overload]
+        return sv.Settings(
+            quality=str(self.pick(group, "editor_q", sv.EDITOR_QUALITY)),
+            message_quality=int(self.pick(group, "message_q", sv.MESSAGE_QUALITY)),
+        )  # type: ignore[call-overload]
 
 
 @dataclass
@@ -104,29 +108,56 @@ def _stamp(submitted: datetime | None, rng: np.random.Generator) -> datetime | N
     return submitted - dt.timedelta(minutes=int(rng.integers(5, 600)))
 
 
-def _flat(ctx: Context, img: Image.Image, how: str, rng: np.random.Generator, *, submitted: datetime | None,
-          **kw: object) -> sv.Saved:
+def _flat(
+    ctx: Context, img: Image.Image, how: str, rng: np.random.Generator, *, submitted: datetime | None, **kw: object
+) -> sv.Saved:
     rotation = "none"
     if how in ("same", "editor"):
         rotation = str(ctx.mix.pick(ctx.group, "rotation", ROTATION_SHARES))
-    return sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation, stamp=_stamp(submitted, rng),
-                        settings=ctx.mix.settings(ctx.group, photo=False), **kw)  # type: ignore[arg-type]
+    return sv.save_flat(
+        img,
+        ctx.src,
+        how,
+        rng,
+        ctx.doc_id,
+        rotation=rotation,
+        stamp=_stamp(submitted, rng),
+        settings=ctx.mix.settings(ctx.group, photo=False),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def _camera_window(ctx: Context, submitted: datetime | None) -> bool:
     """A camera date can sit after the real purchase and before the submission."""
-    return ctx.date is not None and submitted is not None and \
-        _purchase(ctx.date) + dt.timedelta(days=1, hours=1) < submitted
+    return (
+        ctx.date is not None
+        and submitted is not None
+        and _purchase(ctx.date) + dt.timedelta(days=1, hours=1) < submitted
+    )
 
 
-def _photo_saved(ctx: Context, photo: Image.Image, submitted: datetime | None, rng: np.random.Generator, *,
-                 thumbnail_of: Image.Image | None = None, software: str | None = None,
-                 xmp: bytes | None = None) -> sv.Saved:
+def _photo_saved(
+    ctx: Context,
+    photo: Image.Image,
+    submitted: datetime | None,
+    rng: np.random.Generator,
+    *,
+    thumbnail_of: Image.Image | None = None,
+    software: str | None = None,
+    xmp: bytes | None = None,
+) -> sv.Saved:
     """A phone photo with camera EXIF taken between the purchase and the submission."""
     assert ctx.date is not None and submitted is not None
     taken = sv.taken_after(_purchase(ctx.date), submitted, rng)
-    return sv.save_photo(photo, taken, rng, thumbnail_of=thumbnail_of, software=software, xmp=xmp,
-                         quality=int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY)))  # type: ignore[call-overload]
+    return sv.save_photo(
+        photo,
+        taken,
+        rng,
+        thumbnail_of=thumbnail_of,
+        software=software,
+        xmp=xmp,
+        quality=int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY)),
+    )  # type: ignore[call-overload]
 
 
 def _shoot(ctx: Context, images: list[Image.Image], rng: np.random.Generator) -> list[Image.Image]:
@@ -176,8 +207,9 @@ def _edited(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[float]
         return ed.edit_merchant(r, ctx.merchant, rng)
     if ctx.total is None:
         raise ed.CannotEdit("total not labelled")
-    return ed.edit_item(r, ctx.total, rng, consistent=kind == "item_consistent", label_items=ctx.line_items,
-                        avoid=avoid)
+    return ed.edit_item(
+        r, ctx.total, rng, consistent=kind == "item_consistent", label_items=ctx.line_items, avoid=avoid
+    )
 
 
 def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[float]) -> Output:
@@ -185,8 +217,16 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
     if kind in ("total", "date", "merchant", "item_break", "item_consistent"):
         made = _edited(ctx, kind, rng, avoid)
         saved, how = deliver_edit(ctx, made, rng)
-        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, made.changes, made.edited,
-                      how, {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken})
+        return Output(
+            saved.data,
+            saved.media_type,
+            saved.provenance,
+            saved.capture,
+            made.changes,
+            made.edited,
+            how,
+            {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken},
+        )
     if kind == "ai_inpaint":
         field = "total" if rng.random() < 0.7 and ctx.total is not None else "date"
         try:
@@ -198,18 +238,37 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
         tool = str(pv.pick(rng, pv.INPAINT_TOOLS))
         stamp = _stamp(submitted, rng)
         when = (stamp or datetime(2025, 1, 1)).strftime("%Y-%m-%dT%H:%M:%S")
-        how = _how(ctx, "ai_inpaint", {"tagged": 0.55, "same": 0.2, "message": 0.25},
-                   photo_possible=_camera_window(ctx, submitted))
+        how = _how(
+            ctx,
+            "ai_inpaint",
+            {"tagged": 0.55, "same": 0.2, "message": 0.25},
+            photo_possible=_camera_window(ctx, submitted),
+        )
         tagged = how == "tagged" or (how == "photo" and rng.random() < 0.55)
-        meta = pv.Meta(software=tool, creator_tool=tool, source_type=pv.AI_COMPOSITE,
-                       history=(("edited", tool, when),), stamp=stamp) if tagged else None
+        meta = (
+            pv.Meta(
+                software=tool,
+                creator_tool=tool,
+                source_type=pv.AI_COMPOSITE,
+                history=(("edited", tool, when),),
+                stamp=stamp,
+            )
+            if tagged
+            else None
+        )
         if how == "photo":
             # generative fill on a phone photo of the receipt (the app keeps the camera EXIF)
             before, after = _shoot(ctx, [ctx.receipt.image, _img(made.pixels)], rng)
             b, a = np.asarray(before, dtype=np.float32), np.asarray(after, dtype=np.float32)
             photo = _img(ed.regenerate(a, ed.changed_mask(b, a), rng))
-            saved = _photo_saved(ctx, photo, submitted, rng, software=tool if tagged else None,
-                                 xmp=pv.xmp_packet(meta, ctx.doc_id) if meta else None)
+            saved = _photo_saved(
+                ctx,
+                photo,
+                submitted,
+                rng,
+                software=tool if tagged else None,
+                xmp=pv.xmp_packet(meta, ctx.doc_id) if meta else None,
+            )
             how = "ai_tool_photo" if tagged else "photo"
         else:
             pixels = ed.regenerate(made.pixels, ed.edit_mask(made), rng)
@@ -217,8 +276,16 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
                 saved, how = _flat(ctx, _img(pixels), "editor", rng, submitted=submitted, meta=meta), "ai_tool"
             else:
                 saved = _flat(ctx, _img(pixels), how, rng, submitted=submitted)
-        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, made.changes, made.edited,
-                      how, {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken})
+        return Output(
+            saved.data,
+            saved.media_type,
+            saved.provenance,
+            saved.capture,
+            made.changes,
+            made.edited,
+            how,
+            {"copied": made.copied, "drawn": made.drawn, "taken": saved.taken},
+        )
     if kind == "ai_full":
         tool = str(pv.pick(rng, pv.AI_TOOLS))
         stamp = _stamp(ctx.submitted, rng)
@@ -226,9 +293,13 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
         u = rng.random()
         # the source type always; the tool's name in EXIF Software or XMP CreatorTool only sometimes
         # (as often as genuine files name a tool), and sometimes a bare EXIF block from the export
-        meta = pv.Meta(source_type=pv.AI_FULL, software=tool if u < 0.3 else None,
-                       creator_tool=tool if 0.3 <= u < 0.4 else None,
-                       history=(("created", tool, when),) if u >= 0.4 and rng.random() < 0.5 else (), stamp=stamp)
+        meta = pv.Meta(
+            source_type=pv.AI_FULL,
+            software=tool if u < 0.3 else None,
+            creator_tool=tool if 0.3 <= u < 0.4 else None,
+            history=(("created", tool, when),) if u >= 0.4 and rng.random() < 0.5 else (),
+            stamp=stamp,
+        )
         basic = u >= 0.3 and rng.random() < 0.45
         if _how(ctx, "ai_full", {"flat": 1.0}, photo_possible=True) == "photo":
             # an image model asked for "a photo of a receipt on a table": the photo look, no camera
@@ -237,19 +308,24 @@ def make_fake(ctx: Context, kind: str, rng: np.random.Generator, avoid: set[floa
             data = sv.encode_plain(photo, q, meta, ctx.doc_id, basic_exif=basic)
             saved = sv.Saved(data, "image/jpeg", "intact", "photo")
         else:
-            saved = _flat(ctx, ctx.receipt.image, "editor", rng, submitted=ctx.submitted, meta=meta,
-                          basic_exif=basic)
-        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "ai_tags",
-                      {"tool": tool, "taken": None})
+            saved = _flat(ctx, ctx.receipt.image, "editor", rng, submitted=ctx.submitted, meta=meta, basic_exif=basic)
+        return Output(
+            saved.data,
+            saved.media_type,
+            saved.provenance,
+            saved.capture,
+            {},
+            (),
+            "ai_tags",
+            {"tool": tool, "taken": None},
+        )
     if kind == "photo_date":
         if ctx.date is None or ctx.submitted is None:
             raise ed.CannotEdit("date not labelled: no purchase date to photograph before")
         (photo,) = _shoot(ctx, [ctx.receipt.image], rng)
         taken = sv.taken_before(_purchase(ctx.date), rng)
-        saved = sv.save_photo(photo, taken, rng,
-                              quality=int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY)))  # type: ignore[call-overload]
-        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "camera",
-                      {"taken": taken})
+        saved = sv.save_photo(photo, taken, rng, quality=int(ctx.mix.pick(ctx.group, "photo_q", sv.PHOTO_QUALITY)))  # type: ignore[call-overload]
+        return Output(saved.data, saved.media_type, saved.provenance, saved.capture, {}, (), "camera", {"taken": taken})
     raise ValueError(f"unknown forgery kind {kind!r}")
 
 
@@ -259,15 +335,32 @@ def make_control(ctx: Context, kind: str, rng: np.random.Generator) -> Output:
     if kind == "original":
         return Output(ctx.data, ctx.src.media_type, "", None, {}, (), "keep", {})
     if kind == "resaved":
-        saved = sv.save_flat(img, ctx.src, "editor", rng, ctx.doc_id, stamp=_stamp(ctx.submitted, rng),
-                             settings=ctx.mix.settings(ctx.group, photo=False))
+        saved = sv.save_flat(
+            img,
+            ctx.src,
+            "editor",
+            rng,
+            ctx.doc_id,
+            stamp=_stamp(ctx.submitted, rng),
+            settings=ctx.mix.settings(ctx.group, photo=False),
+        )
     elif kind == "recompressed":
-        saved = sv.save_flat(img, ctx.src, "message", rng, ctx.doc_id, settings=ctx.mix.settings(ctx.group, photo=False))
+        saved = sv.save_flat(
+            img, ctx.src, "message", rng, ctx.doc_id, settings=ctx.mix.settings(ctx.group, photo=False)
+        )
     elif kind == "rotated":
         how = "editor" if rng.random() < 0.5 else "same"
         rotation = str(ctx.mix.pick(ctx.group, "rotated", {k: 1.0 for k in sv.ROTATIONS[1:]}))
-        saved = sv.save_flat(img, ctx.src, how, rng, ctx.doc_id, rotation=rotation,
-                             stamp=_stamp(ctx.submitted, rng), settings=ctx.mix.settings(ctx.group, photo=False))
+        saved = sv.save_flat(
+            img,
+            ctx.src,
+            how,
+            rng,
+            ctx.doc_id,
+            rotation=rotation,
+            stamp=_stamp(ctx.submitted, rng),
+            settings=ctx.mix.settings(ctx.group, photo=False),
+        )
     elif kind == "rephoto":
         if not _camera_window(ctx, ctx.submitted):
             raise ed.CannotEdit("date not labelled: a camera date could contradict the printed one")

@@ -29,8 +29,10 @@ from rabench.cases.forge.cells import Cells
 
 FONT_DIR = "/usr/share/fonts/truetype/dejavu"
 _FONTS = {
-    (True, False): "DejaVuSansMono.ttf", (True, True): "DejaVuSansMono-Bold.ttf",
-    (False, False): "DejaVuSans.ttf", (False, True): "DejaVuSans-Bold.ttf",
+    (True, False): "DejaVuSansMono.ttf",
+    (True, True): "DejaVuSansMono-Bold.ttf",
+    (False, False): "DejaVuSans.ttf",
+    (False, True): "DejaVuSans-Bold.ttf",
 }
 
 
@@ -54,8 +56,12 @@ class Glyph:
 class GlyphBank:
     """Every character cell the receipt prints, for pasting (cut from the unedited image)."""
 
-    def __init__(self, source: np.ndarray, more: Callable[[str, int], None] | None = None,
-                 printed: Callable[[int], set[str]] | None = None):
+    def __init__(
+        self,
+        source: np.ndarray,
+        more: Callable[[str, int], None] | None = None,
+        printed: Callable[[int], set[str]] | None = None,
+    ):
         self.source = source  # float32 RGB, never edited
         # more(char, line): cut further lines that print ``char`` at ``line``'s size (on demand:
         # cutting every line of a receipt costs more than the rest of the forge)
@@ -66,7 +72,7 @@ class GlyphBank:
         self.baselines: dict[int, tuple[float, float]] = {}  # line -> (slope, intercept) of y(x)
 
     def add(self, cells: Cells, line: int) -> None:
-        gray = _gray(self.source[cells.top:cells.bottom])
+        gray = _gray(self.source[cells.top : cells.bottom])
         thr = cells.paper - 0.35 * (cells.paper - cells.ink)
         for i, c in enumerate(cells.chars):
             x0, x1 = cells.xs[i]
@@ -91,22 +97,24 @@ class GlyphBank:
         got = {c for c, gs in self.by_char.items() if any(abs(g.cells.height - h) <= 0.12 * h + 1 for g in gs)}
         return got | (self.printed(line) if self.printed else set())
 
-    def pick(self, char: str, target: Cells, line: int, rng: np.random.Generator, *,
-             same_line: bool = False) -> Glyph | None:
+    def pick(
+        self, char: str, target: Cells, line: int, rng: np.random.Generator, *, same_line: bool = False
+    ) -> Glyph | None:
         """The best source for ``char`` on ``target``'s line: same line, else same height and ink
         (``same_line``: only that line, e.g. a shop name in a display face the body text lacks)."""
         if self.more is not None and not same_line:
             self.more(char, line)
-        cands = [g for g in self.by_char.get(char, [])
-                 if abs(g.cells.height - target.height) <= 0.12 * target.height + 1
-                 and (g.line == line or not same_line)]
+        cands = [
+            g
+            for g in self.by_char.get(char, [])
+            if abs(g.cells.height - target.height) <= 0.12 * target.height + 1 and (g.line == line or not same_line)
+        ]
         if not cands:
             return None
 
         def score(g: Glyph) -> float:
             same = 0.0 if g.line == line else 1.0
-            return same * 4 + abs(g.cells.height - target.height) / target.height * 4 + abs(
-                g.ink - target.ink) / 40.0
+            return same * 4 + abs(g.cells.height - target.height) / target.height * 4 + abs(g.ink - target.ink) / 40.0
 
         cands.sort(key=score)
         best = score(cands[0])
@@ -139,7 +147,9 @@ def _gray(arr: np.ndarray) -> np.ndarray:
     return arr @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
 
 
-def paper_under(arr: np.ndarray, box: tuple[int, int, int, int], height: int) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
+def paper_under(
+    arr: np.ndarray, box: tuple[int, int, int, int], height: int
+) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
     """The paper as it would be without ink around ``box``: (RGB estimate, grain std, window)."""
     h_img, w_img = arr.shape[:2]
     m = max(3, height)
@@ -167,7 +177,7 @@ def erase(arr: np.ndarray, box: tuple[int, int, int, int], height: int, rng: np.
     x0, y0, x1, y1 = max(x0, wx0), max(y0, wy0), min(x1, wx1), min(y1, wy1)
     if x1 <= x0 or y1 <= y0:
         return
-    patch = bg[y0 - wy0:y1 - wy0, x0 - wx0:x1 - wx0]
+    patch = bg[y0 - wy0 : y1 - wy0, x0 - wx0 : x1 - wx0]
     noise = rng.normal(0.0, grain, size=patch.shape[:2]).astype(np.float32)[:, :, None]
     fill = patch + noise
     # feather one pixel so the patch has no hard edge
@@ -179,8 +189,17 @@ def erase(arr: np.ndarray, box: tuple[int, int, int, int], height: int, rng: np.
     arr[y0:y1, x0:x1] = region * (1 - alpha[:, :, None]) + fill * alpha[:, :, None]
 
 
-def paste(arr: np.ndarray, bank: GlyphBank, glyph: Glyph, dst_x0: int, dst_x1: int, target: Cells, line: int, *,
-          tight: bool = False) -> None:
+def paste(
+    arr: np.ndarray,
+    bank: GlyphBank,
+    glyph: Glyph,
+    dst_x0: int,
+    dst_x1: int,
+    target: Cells,
+    line: int,
+    *,
+    tight: bool = False,
+) -> None:
     """Lay ``glyph`` (from the unedited image) into cell [dst_x0, dst_x1) of ``target``'s band
     (``tight``: only the glyph's inked columns, placed from ``dst_x0``)."""
     src = glyph.cells
@@ -189,7 +208,7 @@ def paste(arr: np.ndarray, bank: GlyphBank, glyph: Glyph, dst_x0: int, dst_x1: i
     sy0, sy1 = max(0, src.top - m), min(bank.source.shape[0], src.bottom + m)
     patch = bank.source[sy0:sy1, sx0:sx1]
     sbg, _, (wx0, wy0, _, _) = paper_under(bank.source, (sx0, sy0, sx1, sy1), src.height)
-    paper = sbg[sy0 - wy0:sy1 - wy0, sx0 - wx0:sx1 - wx0]
+    paper = sbg[sy0 - wy0 : sy1 - wy0, sx0 - wx0 : sx1 - wx0]
     ratio = np.clip(patch / np.maximum(paper, 1.0), 0.0, 1.0)
     # a glyph from a fainter or darker line takes this line's ink strength
     k = (target.paper - target.ink) / max(1.0, src.paper - glyph.ink) * src.paper / max(1.0, target.paper)
@@ -214,7 +233,7 @@ def paste(arr: np.ndarray, bank: GlyphBank, glyph: Glyph, dst_x0: int, dst_x1: i
     xa, xb = max(0, tx0), min(arr.shape[1], tx0 + w)
     if yb <= ya or xb <= xa:
         return
-    r = ratio[ya - ty0:yb - ty0, xa - tx0:xb - tx0]
+    r = ratio[ya - ty0 : yb - ty0, xa - tx0 : xb - tx0]
     arr[ya:yb, xa:xb] = arr[ya:yb, xa:xb] * r
 
 
@@ -255,7 +274,7 @@ def _glyph_mask(char: str, mono: bool, bold: bool, height: int, width: float | N
 def measure_style(arr: np.ndarray, cells: Cells) -> Style:
     """Weight, ink colour, blur and pitch of ``cells``' print, for drawing in a matched DejaVu."""
     x0, x1 = cells.xs[0][0], cells.xs[-1][1]
-    region = arr[cells.top:cells.bottom, x0:x1]
+    region = arr[cells.top : cells.bottom, x0:x1]
     g = _gray(region)
     inkmask = g < cells.paper - 0.5 * (cells.paper - cells.ink)
     ink = tuple(float(v) for v in (np.median(region[inkmask], axis=0) if inkmask.sum() > 3 else (40.0, 40.0, 40.0)))
@@ -267,22 +286,31 @@ def measure_style(arr: np.ndarray, cells: Cells) -> Style:
     for bold in (False, True):
         a, _ = _glyph_mask("8", cells.mono, bold, cells.height, width)
         weights[bold] = abs(_stroke(a > 0.5) - stroke)
-    return Style(mono=cells.mono, bold=weights[True] < weights[False], ink=ink,
-                 blur=float(np.clip(soft * 0.9, 0.2, 1.6)), width=cells.pitch())
+    return Style(
+        mono=cells.mono,
+        bold=weights[True] < weights[False],
+        ink=ink,
+        blur=float(np.clip(soft * 0.9, 0.2, 1.6)),
+        width=cells.pitch(),
+    )
 
 
 def draw(arr: np.ndarray, char: str, dst_x0: int, dst_x1: int, target: Cells, style: Style) -> None:
     """Draw ``char`` in the matched DejaVu font into cell [dst_x0, dst_x1) of ``target``'s band."""
     a, dy = _glyph_mask(char, style.mono, style.bold, target.height, style.width if style.mono else None)
-    a = np.asarray(Image.fromarray((a * 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(style.blur)),
-                   dtype=np.float32) / 255.0
+    a = (
+        np.asarray(
+            Image.fromarray((a * 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(style.blur)), dtype=np.float32
+        )
+        / 255.0
+    )
     glyph_top = target.top + dy
     tx0 = int(round((dst_x0 + dst_x1) / 2 - a.shape[1] / 2))
     ya, yb = max(0, glyph_top), min(arr.shape[0], glyph_top + a.shape[0])
     xa, xb = max(0, tx0), min(arr.shape[1], tx0 + a.shape[1])
     if yb <= ya or xb <= xa:
         return
-    al = a[ya - glyph_top:yb - glyph_top, xa - tx0:xb - tx0, None]
+    al = a[ya - glyph_top : yb - glyph_top, xa - tx0 : xb - tx0, None]
     ink = np.array(style.ink, dtype=np.float32)
     arr[ya:yb, xa:xb] = arr[ya:yb, xa:xb] * (1 - al) + ink * al
 
@@ -294,8 +322,19 @@ class Edit:
     box: tuple[int, int, int, int]  # region changed
 
 
-def replace_text(arr: np.ndarray, bank: GlyphBank, cells: Cells, line: int, start: int, end: int, new: str,
-                 rng: np.random.Generator, *, right_aligned: bool, allow_font: bool = True) -> Edit | None:
+def replace_text(
+    arr: np.ndarray,
+    bank: GlyphBank,
+    cells: Cells,
+    line: int,
+    start: int,
+    end: int,
+    new: str,
+    rng: np.random.Generator,
+    *,
+    right_aligned: bool,
+    allow_font: bool = True,
+) -> Edit | None:
     """Replace characters ``start:end`` of ``cells`` with ``new`` (no spaces). None = cannot.
 
     Same length: only the differing characters change, in their own cells. Right-aligned values
@@ -366,8 +405,9 @@ def _median_gap(cells: Cells) -> float:
     return float(np.median(gaps)) if gaps else 1.0
 
 
-def _relayout(arr: np.ndarray, bank: GlyphBank, cells: Cells, line: int, start: int, end: int, new: str,
-              rng: np.random.Generator) -> Edit | None:
+def _relayout(
+    arr: np.ndarray, bank: GlyphBank, cells: Cells, line: int, start: int, end: int, new: str, rng: np.random.Generator
+) -> Edit | None:
     """A word in a proportional font: every glyph pasted from the receipt at its own width.
 
     Only glyphs of the same line are used (a shop name is often in a display face nothing else

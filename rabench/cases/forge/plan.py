@@ -20,15 +20,31 @@ from __future__ import annotations
 import numpy as np
 
 FAKE_SHARES: dict[str, float] = {
-    "total": 0.20, "date": 0.15, "merchant": 0.10, "item_break": 0.08, "item_consistent": 0.06,
-    "ai_inpaint": 0.13, "ai_full": 0.14, "photo_date": 0.14,
+    "total": 0.20,
+    "date": 0.15,
+    "merchant": 0.10,
+    "item_break": 0.08,
+    "item_consistent": 0.06,
+    "ai_inpaint": 0.13,
+    "ai_full": 0.14,
+    "photo_date": 0.14,
 }
 CONTROL_SHARES: dict[str, float] = {
-    "original": 0.2, "resaved": 0.18, "recompressed": 0.17, "rephoto": 0.28, "rotated": 0.17,
+    "original": 0.2,
+    "resaved": 0.18,
+    "recompressed": 0.17,
+    "rephoto": 0.28,
+    "rotated": 0.17,
 }
 FAKE_CLASS: dict[str, str] = {
-    "total": "hand_edit", "date": "hand_edit", "merchant": "hand_edit", "item_break": "hand_edit",
-    "item_consistent": "hand_edit", "ai_inpaint": "ai_inpaint", "ai_full": "ai_full", "photo_date": "photo_date",
+    "total": "hand_edit",
+    "date": "hand_edit",
+    "merchant": "hand_edit",
+    "item_break": "hand_edit",
+    "item_consistent": "hand_edit",
+    "ai_inpaint": "ai_inpaint",
+    "ai_full": "ai_full",
+    "photo_date": "photo_date",
 }
 # Kinds that change the printed total or date: two forgeries of one receipt need one of these.
 CHANGES_TOTAL_OR_DATE = frozenset({"total", "date", "item_consistent", "ai_inpaint"})
@@ -40,8 +56,13 @@ FAKES_PER_RECEIPT = 2
 PHOTO_SHARE = 0.28
 FLAT_DELIVERY = {"same": 0.37, "editor": 0.37, "message": 0.26}
 ROTATED_SHARE = 0.18  # of flat saves (same/editor) of forgeries, as for controls
-ROTATION_SHARES = {"none": 1 - ROTATED_SHARE, "exif90": ROTATED_SHARE / 4, "exif270": ROTATED_SHARE / 4,
-                   "turn180": ROTATED_SHARE / 4, "skew": ROTATED_SHARE / 4}
+ROTATION_SHARES = {
+    "none": 1 - ROTATED_SHARE,
+    "exif90": ROTATED_SHARE / 4,
+    "exif270": ROTATED_SHARE / 4,
+    "turn180": ROTATED_SHARE / 4,
+    "skew": ROTATED_SHARE / 4,
+}
 # Days from the printed date to the submission (most within a week, some after a month).
 DELAY_DAYS = {1: 0.22, 2: 0.18, 3: 0.14, 5: 0.13, 8: 0.11, 14: 0.1, 30: 0.07, 45: 0.05}
 
@@ -71,9 +92,9 @@ def roles(sources: list[tuple[str, bool, int]], seed: int) -> dict[str, str]:
         ids = [sid for _, sid in group]
         made = 0
         for start in range(0, len(ids), 5):
-            block = ids[start:start + 5]
+            block = ids[start : start + 5]
             want = round(CONTROL_SHARE * (start + len(block))) - made
-            picks = set(rng.permutation(len(block))[:max(0, want)].tolist())
+            picks = set(rng.permutation(len(block))[: max(0, want)].tolist())
             for j, sid in enumerate(block):
                 out[sid] = "control" if j in picks else "forged"
             made += len(picks)

@@ -20,14 +20,92 @@ from rabench.cases.forge.locate import MONTHS, DateSpot
 
 # Shop-name words a forger might put in place of one word of the merchant's name.
 MERCHANT_WORDS = (
-    "ACE", "BAY", "BIG", "CITY", "STAR", "MART", "FOOD", "CAFE", "HOME", "KING", "GOLD", "PARK", "MAIN", "BEST",
-    "ROYAL", "GRAND", "LUCKY", "PRIME", "METRO", "UNITY", "PEARL", "OCEAN", "NOBLE", "SUNNY", "GREEN", "TOWER",
-    "GLOBAL", "GOLDEN", "SUNRISE", "EASTERN", "CENTRAL", "PACIFIC", "SUMMIT", "LEGEND", "ANCHOR", "DIAMOND",
-    "HARMONY", "LIBERTY", "EMPIRE", "CAPITAL", "UNIVERSAL", "SQUARE", "GARDEN", "SILVER", "ORIENT", "MAJESTIC",
-    "SENTOSA", "MUTIARA", "CAHAYA", "BINTANG", "SETIA", "MAJU", "JAYA", "INDAH", "MULIA", "SINAR", "RIA",
-    "NORTH", "SOUTH", "WEST", "EAST", "PLAZA", "CORNER", "MARKET", "SUPPLY", "DEPOT", "STORE", "TRADERS",
-    "HOLDINGS", "VENTURES", "PARTNERS", "SERVICES", "NETWORK", "OUTLET", "EXPRESS", "KITCHEN", "BAKERY",
-    "STATION", "CENTRE", "CENTER", "MEDICAL", "OFFICE", "TECH", "MOTOR", "PRINT", "TRAVEL",
+    "ACE",
+    "BAY",
+    "BIG",
+    "CITY",
+    "STAR",
+    "MART",
+    "FOOD",
+    "CAFE",
+    "HOME",
+    "KING",
+    "GOLD",
+    "PARK",
+    "MAIN",
+    "BEST",
+    "ROYAL",
+    "GRAND",
+    "LUCKY",
+    "PRIME",
+    "METRO",
+    "UNITY",
+    "PEARL",
+    "OCEAN",
+    "NOBLE",
+    "SUNNY",
+    "GREEN",
+    "TOWER",
+    "GLOBAL",
+    "GOLDEN",
+    "SUNRISE",
+    "EASTERN",
+    "CENTRAL",
+    "PACIFIC",
+    "SUMMIT",
+    "LEGEND",
+    "ANCHOR",
+    "DIAMOND",
+    "HARMONY",
+    "LIBERTY",
+    "EMPIRE",
+    "CAPITAL",
+    "UNIVERSAL",
+    "SQUARE",
+    "GARDEN",
+    "SILVER",
+    "ORIENT",
+    "MAJESTIC",
+    "SENTOSA",
+    "MUTIARA",
+    "CAHAYA",
+    "BINTANG",
+    "SETIA",
+    "MAJU",
+    "JAYA",
+    "INDAH",
+    "MULIA",
+    "SINAR",
+    "RIA",
+    "NORTH",
+    "SOUTH",
+    "WEST",
+    "EAST",
+    "PLAZA",
+    "CORNER",
+    "MARKET",
+    "SUPPLY",
+    "DEPOT",
+    "STORE",
+    "TRADERS",
+    "HOLDINGS",
+    "VENTURES",
+    "PARTNERS",
+    "SERVICES",
+    "NETWORK",
+    "OUTLET",
+    "EXPRESS",
+    "KITCHEN",
+    "BAKERY",
+    "STATION",
+    "CENTRE",
+    "CENTER",
+    "MEDICAL",
+    "OFFICE",
+    "TECH",
+    "MOTOR",
+    "PRINT",
+    "TRAVEL",
 )
 
 
@@ -56,7 +134,7 @@ def new_total(old_text: str, old_value: float, rng: np.random.Generator, *, glyp
     lead = digits[0]
     for d in "123456789":
         if old_text[lead] != "0" and int(d) > int(old_text[lead]):
-            cands.append(old_text[:lead] + d + old_text[lead + 1:])  # 18.50 -> 48.50
+            cands.append(old_text[:lead] + d + old_text[lead + 1 :])  # 18.50 -> 48.50
     if old_value < 100:
         for d in "123456789":
             cands.append(d + old_text)  # 9.00 -> 19.00
@@ -64,7 +142,7 @@ def new_total(old_text: str, old_value: float, rng: np.random.Generator, *, glyp
         second = digits[1]
         for d in "0123456789":
             if int(d) > int(old_text[second]):
-                cands.append(old_text[:second] + d + old_text[second + 1:])  # 23.40 -> 28.40
+                cands.append(old_text[:second] + d + old_text[second + 1 :])  # 23.40 -> 28.40
     for factor in (1.5, 2.0, 2.5, 3.0):
         v = round(old_value * factor, 1)
         cands.append(format_like(v, old_text))
@@ -113,12 +191,24 @@ def print_date(spot: DateSpot, day: dt.date) -> str:
         d, sep, mon, rest, y = g
         return f"{pad(d, day.day)}{sep}{_month_like(mon + rest, day.month)}{sep}{year(y)}"
     mon, rest, d, y = g
-    comma = "," if spot.spot.text[len(mon + rest + d):].startswith(",") else ""
+    comma = "," if spot.spot.text[len(mon + rest + d) :].startswith(",") else ""
     return f"{_month_like(mon + rest, day.month)}{pad(d, day.day)}{comma}{year(y)}"
 
 
-_FULL = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-         "november", "december")
+_FULL = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 def _month_like(old: str, month: int) -> str:

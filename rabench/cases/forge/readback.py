@@ -29,7 +29,9 @@ def readback(forged: str, source: str, out=sys.stdout) -> Counter:
     stats: Counter = Counter()
     for lc in suite:
         label, old = lc.case.label, originals[sources[lc.case.id]]
-        new_total = isinstance(label.total, float) and isinstance(old.total, float) and abs(label.total - old.total) > 0.004
+        new_total = (
+            isinstance(label.total, float) and isinstance(old.total, float) and abs(label.total - old.total) > 0.004
+        )
         new_date = label.date is not UNSET and label.date != old.date
         if not (new_total or new_date):
             continue

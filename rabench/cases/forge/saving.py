@@ -122,15 +122,21 @@ def _exif(orientation: int, software: str | None, basic: bool) -> bytes | None:
     if software:
         zeroth[piexif.ImageIFD.Software] = software.encode("ascii", "replace")
     if basic or zeroth:
-        zeroth.update({piexif.ImageIFD.XResolution: (72, 1), piexif.ImageIFD.YResolution: (72, 1),
-                       piexif.ImageIFD.ResolutionUnit: 2})
+        zeroth.update(
+            {
+                piexif.ImageIFD.XResolution: (72, 1),
+                piexif.ImageIFD.YResolution: (72, 1),
+                piexif.ImageIFD.ResolutionUnit: 2,
+            }
+        )
     if not zeroth:
         return None
     return piexif.dump({"0th": zeroth, "Exif": {}, "GPS": {}, "1st": {}, "thumbnail": None})
 
 
-def _encode(img: Image.Image, fmt: str, quality: int, meta: pv.Meta, doc_id: str, orientation: int,
-            basic_exif: bool = False) -> bytes:
+def _encode(
+    img: Image.Image, fmt: str, quality: int, meta: pv.Meta, doc_id: str, orientation: int, basic_exif: bool = False
+) -> bytes:
     if fmt == "png":
         data = pv.write_png(img.convert("RGB"), meta, doc_id)
         return data
@@ -149,13 +155,27 @@ def _encode(img: Image.Image, fmt: str, quality: int, meta: pv.Meta, doc_id: str
 def editor_meta(rng: np.random.Generator, stamp: datetime | None, tool: str | None = None) -> pv.Meta:
     tool = tool or str(pv.pick(rng, pv.EDITORS))
     when = (stamp or datetime(2025, 1, 1)).strftime("%Y-%m-%dT%H:%M:%S")
-    return pv.Meta(software=tool, creator_tool=tool if rng.random() < 0.5 else None,
-                   history=(("saved", tool, when),) if rng.random() < 0.4 else (), stamp=stamp)
+    return pv.Meta(
+        software=tool,
+        creator_tool=tool if rng.random() < 0.5 else None,
+        history=(("saved", tool, when),) if rng.random() < 0.4 else (),
+        stamp=stamp,
+    )
 
 
-def save_flat(img: Image.Image, src: Source, how: str, rng: np.random.Generator, doc_id: str, *,
-              rotation: str = "none", meta: pv.Meta | None = None, stamp: datetime | None = None,
-              basic_exif: bool = False, settings: Settings = Settings()) -> Saved:
+def save_flat(
+    img: Image.Image,
+    src: Source,
+    how: str,
+    rng: np.random.Generator,
+    doc_id: str,
+    *,
+    rotation: str = "none",
+    meta: pv.Meta | None = None,
+    stamp: datetime | None = None,
+    basic_exif: bool = False,
+    settings: Settings = Settings(),
+) -> Saved:
     """Save ``img`` by delivery ``how`` (``same`` | ``editor`` | ``message``), optionally rotated.
 
     ``meta`` overrides the editor's metadata (AI tools write their own)."""
@@ -176,8 +196,12 @@ def save_flat(img: Image.Image, src: Source, how: str, rng: np.random.Generator,
     if how == "same":
         q = src.quality or 92
         data = _encode(img, fmt, q, pv.Meta(), doc_id, orientation)
-        return Saved(data, src.media_type if fmt == "png" else "image/jpeg",
-                     "intact" if orientation != 1 else _lost_meta(src), None)
+        return Saved(
+            data,
+            src.media_type if fmt == "png" else "image/jpeg",
+            "intact" if orientation != 1 else _lost_meta(src),
+            None,
+        )
     m = meta if meta is not None else editor_meta(rng, stamp)
     data = _encode(img, fmt, _editor_quality(settings.quality, src), m, doc_id, orientation, basic_exif)
     return Saved(data, "image/png" if fmt == "png" else "image/jpeg", "intact", None)
@@ -208,17 +232,30 @@ def photograph(images: list[Image.Image], rng: np.random.Generator, *, long_side
     return out
 
 
-def save_photo(photo: Image.Image, taken: datetime, rng: np.random.Generator, *,
-               thumbnail_of: Image.Image | None = None, software: str | None = None,
-               xmp: bytes | None = None, quality: int = 90) -> Saved:
+def save_photo(
+    photo: Image.Image,
+    taken: datetime,
+    rng: np.random.Generator,
+    *,
+    thumbnail_of: Image.Image | None = None,
+    software: str | None = None,
+    xmp: bytes | None = None,
+    quality: int = 90,
+) -> Saved:
     """A phone's JPEG: camera EXIF (date taken, maker, model, firmware) and a thumbnail.
 
     ``thumbnail_of`` = the image the thumbnail shows (default: the photo itself);
     ``software``/``xmp``: an editor that kept the camera EXIF and wrote its own name."""
     camera = cam.pick_camera(rng)
     offset = str(pv.pick(rng, ("+08:00", "+00:00", "+01:00", "+02:00", "-05:00", "+09:00")))
-    exif = cam.camera_exif(camera, taken, offset, photo.size, software=software or True,
-                           thumbnail=cam.thumbnail_jpeg(thumbnail_of if thumbnail_of is not None else photo))
+    exif = cam.camera_exif(
+        camera,
+        taken,
+        offset,
+        photo.size,
+        software=software or True,
+        thumbnail=cam.thumbnail_jpeg(thumbnail_of if thumbnail_of is not None else photo),
+    )
     buf = io.BytesIO()
     kwargs: dict[str, object] = {"quality": quality, "subsampling": 2, "exif": exif}
     if xmp:

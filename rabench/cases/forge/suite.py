@@ -76,7 +76,7 @@ class ForgeSummary:
 def rng_for(seed: int, source_id: str, purpose: str) -> np.random.Generator:
     """A generator that depends only on (seed, source case id, purpose)."""
     digest = hashlib.sha256(f"{source_id}\0{purpose}".encode()).digest()
-    words = [int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4)]
+    words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
     return np.random.default_rng(np.random.SeedSequence([seed, *words]))
 
 
@@ -117,8 +117,15 @@ def _sources(reader, skipped: Counter) -> list[LoadedCase]:
     return out
 
 
-def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = None,
-                ocr_cache: Path | None = None, name: str | None = None) -> ForgeSummary:
+def forge_suite(
+    src: Path,
+    out: Path,
+    *,
+    seed: int,
+    progress: Progress | None = None,
+    ocr_cache: Path | None = None,
+    name: str | None = None,
+) -> ForgeSummary:
     """Write a suite of forgeries and genuine controls made from ``src``'s genuine receipts to ``out``."""
     src, out = Path(src), Path(out)
     if seed < 0:
@@ -127,8 +134,10 @@ def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = 
     reader = open_suite(src)
     _, problems = validate_suite(reader.root)
     if problems:
-        raise UserError(f"{reader.root}: the suite does not validate ({len(problems)} problem(s), first: "
-                        f"{problems[0]}); run rabench cases validate")
+        raise UserError(
+            f"{reader.root}: the suite does not validate ({len(problems)} problem(s), first: "
+            f"{problems[0]}); run rabench cases validate"
+        )
     skipped: Counter = Counter()
     sources = _sources(reader, skipped)
     if not sources:
@@ -152,44 +161,77 @@ def forge_suite(src: Path, out: Path, *, seed: int, progress: Progress | None = 
     ids = [f"f{i:05d}" for i in range(1, len(made) + 1)]
     shuffled = [made[i] for i in rng_for(seed, "", "ids").permutation(len(made))]
     h = reader.header
-    header = SuiteHeader(suite=h.suite, name=name or f"{h.name}+forged", meta={
-        "forged": {
-            "forge_version": FORGE_VERSION, "rabench_version": __version__, "seed": seed,
-            "from": reader.root.name, "from_name": h.name, "from_manifest_sha256": reader.manifest_sha256,
-            "fakes": dict(sorted(fake_quota.counts.items())), "controls": dict(sorted(control_quota.counts.items())),
-            "not_made": dict(sorted(not_made.items())), "skipped": dict(sorted(skipped.items())),
-            "sources": {cid: lc.case.id for cid, (lc, _, _) in zip(ids, shuffled)},
+    header = SuiteHeader(
+        suite=h.suite,
+        name=name or f"{h.name}+forged",
+        meta={
+            "forged": {
+                "forge_version": FORGE_VERSION,
+                "rabench_version": __version__,
+                "seed": seed,
+                "from": reader.root.name,
+                "from_name": h.name,
+                "from_manifest_sha256": reader.manifest_sha256,
+                "fakes": dict(sorted(fake_quota.counts.items())),
+                "controls": dict(sorted(control_quota.counts.items())),
+                "not_made": dict(sorted(not_made.items())),
+                "skipped": dict(sorted(skipped.items())),
+                "sources": {cid: lc.case.id for cid, (lc, _, _) in zip(ids, shuffled)},
+            },
+            "from_meta": h.meta,
         },
-        "from_meta": h.meta,
-    })
+    )
     first_of: dict[str, str] = {}  # source receipt id -> the id of its first forgery (ids ascend)
     with StagedSuite(out, header) as suite:
         for cid, (lc, kind, o) in zip(ids, shuffled):
             first = first_of.setdefault(lc.case.id, cid)
             rel = f"files/{cid}{SUITE_EXTENSION[o.media_type]}"
             label = forged_label(lc.case.label, kind, o)
-            suite.add(Case(
-                id=cid, file=rel, sha256=suite.write_bytes(o.data, rel), media_type=o.media_type,  # type: ignore[arg-type]
-                label=label, tags=forged_tags(lc.case.tags, kind, o, label, _domain(h, lc.case.tags)),
-                submitted_at=_submission_text(lc, kind, o, seed),
-                after=[first] if first != cid else [],
-            ))
-    return ForgeSummary(out=out, sources=len(sources), fakes={k: v for k, v in fake_quota.counts.items() if v},
-                        controls={k: v for k, v in control_quota.counts.items() if v},
-                        not_made=dict(not_made), skipped=dict(skipped),
-                        glyphs_copied=sum(int(o.detail.get("copied", 0)) for _, _, o in made),  # type: ignore[call-overload]
-                        glyphs_drawn=sum(int(o.detail.get("drawn", 0)) for _, _, o in made))  # type: ignore[call-overload]
+            suite.add(
+                Case(
+                    id=cid,
+                    file=rel,
+                    sha256=suite.write_bytes(o.data, rel),
+                    media_type=o.media_type,  # type: ignore[arg-type]
+                    label=label,
+                    tags=forged_tags(lc.case.tags, kind, o, label, _domain(h, lc.case.tags)),
+                    submitted_at=_submission_text(lc, kind, o, seed),
+                    after=[first] if first != cid else [],
+                )
+            )
+    return ForgeSummary(
+        out=out,
+        sources=len(sources),
+        fakes={k: v for k, v in fake_quota.counts.items() if v},
+        controls={k: v for k, v in control_quota.counts.items() if v},
+        not_made=dict(not_made),
+        skipped=dict(skipped),
+        glyphs_copied=sum(int(o.detail.get("copied", 0)) for _, _, o in made),  # type: ignore[call-overload]
+        glyphs_drawn=sum(int(o.detail.get("drawn", 0)) for _, _, o in made),
+    )  # type: ignore[call-overload]
 
 
 def _submission_text(lc: LoadedCase, kind: str, o: Output, seed: int) -> str | None:
     date = o.changes.get("date", _value(lc.case.label.date))
-    sub = _submitted(date if isinstance(date, str) else None, int(o.detail["delay"]),  # type: ignore[call-overload]
-                     rng_for(seed, lc.case.id, f"submitted:{kind}"))
+    sub = _submitted(
+        date if isinstance(date, str) else None,
+        int(o.detail["delay"]),  # type: ignore[call-overload]
+        rng_for(seed, lc.case.id, f"submitted:{kind}"),
+    )
     return sub.isoformat() if sub is not None else None
 
 
-def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: Reader, fake_quota: pl.Quota,
-               control_quota: pl.Quota, mix: Mix, not_made: Counter) -> list[tuple[str, Output]] | None:
+def _forge_one(
+    lc: LoadedCase,
+    role: str,
+    header: SuiteHeader,
+    seed: int,
+    ocr: Reader,
+    fake_quota: pl.Quota,
+    control_quota: pl.Quota,
+    mix: Mix,
+    not_made: Counter,
+) -> list[tuple[str, Output]] | None:
     data = lc.read_bytes()
     try:
         image = load_image(data, lc.case.media_type)
@@ -199,22 +241,32 @@ def _forge_one(lc: LoadedCase, role: str, header: SuiteHeader, seed: int, ocr: R
     total, date, merchant = _value(label.total), _value(label.date), _value(label.merchant)
     items = None if label.line_items is UNSET else list(label.line_items)  # type: ignore[arg-type]
     lines = ocr.read(image, lc.case.sha256)  # controls too: their arithmetic is labelled the same way
-    found = locate(lines, total=total if isinstance(total, float) else None,
-                   date=date if isinstance(date, str) else None,
-                   merchant=merchant if isinstance(merchant, str) else None, image_height=image.height)
+    found = locate(
+        lines,
+        total=total if isinstance(total, float) else None,
+        date=date if isinstance(date, str) else None,
+        merchant=merchant if isinstance(merchant, str) else None,
+        image_height=image.height,
+    )
 
     src = sv.describe_source(data, lc.case.media_type, lc.case.tags.get("capture"))
 
     def ctx_for(kind: str) -> Context:
         group = pl.FAKE_CLASS.get(kind, "genuine")
         days = int(mix.peek(group, "delay", pl.DELAY_DAYS))  # type: ignore[call-overload]
-        return Context(receipt=receipt, data=data, src=src,
-                       total=total if isinstance(total, float) else None,
-                       date=date if isinstance(date, str) else None,
-                       merchant=merchant if isinstance(merchant, str) else None, line_items=items,
-                       submit=lambda d: _submitted(d, days, rng_for(seed, lc.case.id, f"submitted:{kind}")),
-                       doc_id=hashlib.sha256(f"{seed}:{lc.case.id}:{kind}".encode()).hexdigest()[:24], mix=mix,
-                       group=group)
+        return Context(
+            receipt=receipt,
+            data=data,
+            src=src,
+            total=total if isinstance(total, float) else None,
+            date=date if isinstance(date, str) else None,
+            merchant=merchant if isinstance(merchant, str) else None,
+            line_items=items,
+            submit=lambda d: _submitted(d, days, rng_for(seed, lc.case.id, f"submitted:{kind}")),
+            doc_id=hashlib.sha256(f"{seed}:{lc.case.id}:{kind}".encode()).hexdigest()[:24],
+            mix=mix,
+            group=group,
+        )
 
     receipt = Receipt(image, lines, found, ocr)
     before = label.adds_up if isinstance(label.adds_up, bool) else (True if found.adds_up else None)

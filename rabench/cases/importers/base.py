@@ -111,16 +111,15 @@ def _resolve_references(drafts: list[Draft], bad: list[BadRow]) -> list[Draft]:
         good = {d.name for d in drafts}
         keep: list[Draft] = []
         for d in drafts:
-            refs = ([("duplicate_of", d.duplicate_of)] if d.duplicate_of else []) + [
-                ("after", a) for a in d.after
-            ]
+            refs = ([("duplicate_of", d.duplicate_of)] if d.duplicate_of else []) + [("after", a) for a in d.after]
             problem = None
             for kind, ref in refs:
                 if ref == d.name:
                     problem = f"{kind} names the receipt itself"
                 elif ref not in good:
                     problem = (
-                        f"{kind} {ref} is a bad row" if ref in bad_names
+                        f"{kind} {ref} is a bad row"
+                        if ref in bad_names
                         else f"{kind} {ref} is not a receipt in this import"
                     )
                 if problem:
@@ -248,7 +247,9 @@ def write_import(
         count = suite.count
     notes = [
         f"{len(c)} {f}{'' if len(c) == 1 else 's'} left unlabelled: {why} (case ids in the header's meta.left_out)"
-        for f, reasons in left_out.items() for why, c in reasons.items()
+        for f, reasons in left_out.items()
+        for why, c in reasons.items()
     ]
-    return ImportReport(out=out, imported=count, skipped=lines if opts.skip_bad else [],
-                        warnings=read.warnings, left_out=notes)
+    return ImportReport(
+        out=out, imported=count, skipped=lines if opts.skip_bad else [], warnings=read.warnings, left_out=notes
+    )

@@ -50,7 +50,11 @@ def gt_parse_of(obj: Any) -> dict[str, Any]:
             except json.JSONDecodeError as exc:
                 raise ValueProblem(f"ground_truth is not JSON ({exc.msg})") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("gt_parse"), dict):
-        hint = " (a CORD v1 annotation with valid_line only? use the v2 release)" if isinstance(obj, dict) and "valid_line" in obj else ""
+        hint = (
+            " (a CORD v1 annotation with valid_line only? use the v2 release)"
+            if isinstance(obj, dict) and "valid_line" in obj
+            else ""
+        )
         raise ValueProblem(f"annotation has no gt_parse object{hint}")
     return obj["gt_parse"]
 
@@ -59,7 +63,9 @@ def _one(group: Any, key: str, where: str, warnings: list[str], field: str) -> s
     """A single printed string for ``key`` in ``group``; None (and a warning if ambiguous) otherwise."""
     if not isinstance(group, dict):
         if group is not None:
-            warnings.append(f"{where}: {field} left out: the group holding {key} is a {type(group).__name__}, not one object")
+            warnings.append(
+                f"{where}: {field} left out: the group holding {key} is a {type(group).__name__}, not one object"
+            )
         return None
     v = group.get(key)
     if v is None:
@@ -130,7 +136,9 @@ def line_items(menu: Any, where: str, warnings: list[str]) -> list[LineItem] | N
             sub_desc, sub_price = _text(sub.get("nm")), sub.get("price")
             # Sub-items with a price are printed lines of their own; without one they are modifiers.
             if sub_desc is not None and sub_price is not None and not isinstance(sub_price, list):
-                out.append(LineItem(description=sub_desc, total=_amount(f"menu item {i} sub-item price", str(sub_price))))
+                out.append(
+                    LineItem(description=sub_desc, total=_amount(f"menu item {i} sub-item price", str(sub_price)))
+                )
     return out
 
 
@@ -162,7 +170,9 @@ def _folder_pairs(src: Path) -> list[tuple[Path, list[tuple[Path, Path | None]],
         img_dir = next((root / d for d in ("image", "images", "img") if (root / d).is_dir()), None)
         images = {}
         if img_dir is not None:
-            images = {p.stem: p for p in sorted(img_dir.iterdir()) if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES}
+            images = {
+                p.stem: p for p in sorted(img_dir.iterdir()) if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES
+            }
         jsons = sorted((root / "json").glob("*.json"))
         stems = {j.stem for j in jsons}
         pairs = [(j, images.get(j.stem)) for j in jsons]
@@ -219,15 +229,29 @@ def read(src: Path, opts: ImportOptions, out: Path | None = None) -> SourceRead:
         for root, pairs, orphans in _folder_pairs(src):
             prefix = "" if root == src else root.relative_to(src).as_posix() + "/"
             for img in orphans:
-                bad.append(BadRow(img.relative_to(src).as_posix(), f"{prefix}{img.name}", f"has no annotation json/{img.stem}.json"))
+                bad.append(
+                    BadRow(
+                        img.relative_to(src).as_posix(),
+                        f"{prefix}{img.name}",
+                        f"has no annotation json/{img.stem}.json",
+                    )
+                )
             for jpath, img in pairs:
                 where = jpath.relative_to(src).as_posix()
                 if img is None:
-                    bad.append(BadRow(where, None, f"no image {jpath.stem}.* in {root.relative_to(src).as_posix() if root != src else '.'}/image"))
+                    bad.append(
+                        BadRow(
+                            where,
+                            None,
+                            f"no image {jpath.stem}.* in {root.relative_to(src).as_posix() if root != src else '.'}/image",
+                        )
+                    )
                     continue
                 name = f"{prefix}{img.name}"  # ids from the image name (and split), not the image/ folder
                 try:
-                    label = label_from_gt(gt_parse_of(_decode_json_file(jpath)), f"{where}: receipt {name}", currency, warnings)
+                    label = label_from_gt(
+                        gt_parse_of(_decode_json_file(jpath)), f"{where}: receipt {name}", currency, warnings
+                    )
                 except ValueProblem as exc:
                     bad.append(BadRow(where, name, str(exc)))
                     continue

@@ -33,9 +33,24 @@ from rabench.contracts.labels import SCALAR_FIELDS, FakeClass, Provenance
 from rabench.errors import UserError
 
 COLUMNS: tuple[str, ...] = (
-    "file", "merchant", "date", "subtotal", "tax_total", "total", "currency", "receipt_number",
-    "line_items", "adds_up", "authenticity", "fake_class", "edited_fields", "provenance",
-    "duplicate_of", "transform", "after", "tags",
+    "file",
+    "merchant",
+    "date",
+    "subtotal",
+    "tax_total",
+    "total",
+    "currency",
+    "receipt_number",
+    "line_items",
+    "adds_up",
+    "authenticity",
+    "fake_class",
+    "edited_fields",
+    "provenance",
+    "duplicate_of",
+    "transform",
+    "after",
+    "tags",
 )
 LABEL_FILES = ("labels.csv", "labels.jsonl")
 FAKE_CLASSES = typing.get_args(FakeClass)
@@ -158,12 +173,21 @@ def parse_record(rec: dict[str, Any], root: Path, where: str) -> Draft | BadRow:
                 fields[col] = None if rec[col] is NULL else _amount(col, rec[col])
         if "currency" in rec:
             try:
-                fields["currency"] = None if rec["currency"] is NULL else parse_currency(_text("currency", rec["currency"]))
+                fields["currency"] = (
+                    None if rec["currency"] is NULL else parse_currency(_text("currency", rec["currency"]))
+                )
             except ValueProblem as exc:
                 raise RowProblem(f"currency {exc}") from None
-        for col, what in (("line_items", "use [] for a receipt without items"), ("adds_up", None),
-                          ("authenticity", None), ("provenance", None), ("tags", None),
-                          ("duplicate_of", None), ("transform", None), ("after", None)):
+        for col, what in (
+            ("line_items", "use [] for a receipt without items"),
+            ("adds_up", None),
+            ("authenticity", None),
+            ("provenance", None),
+            ("tags", None),
+            ("duplicate_of", None),
+            ("transform", None),
+            ("after", None),
+        ):
             if rec.get(col) is NULL:
                 raise RowProblem(f"{col} cannot be null" + (f"; {what}" if what else "; leave it empty"))
         if "line_items" in rec:
@@ -183,7 +207,9 @@ def parse_record(rec: dict[str, Any], root: Path, where: str) -> Draft | BadRow:
                 fields["adds_up"] = _text("adds_up", v).lower() in _TRUE
             else:
                 raise RowProblem(f'adds_up "{v}" is not true or false')
-        verdict = _choice("authenticity", rec["authenticity"], ("genuine", "fake")) if "authenticity" in rec else "genuine"
+        verdict = (
+            _choice("authenticity", rec["authenticity"], ("genuine", "fake")) if "authenticity" in rec else "genuine"
+        )
         fake_class = None
         if "fake_class" in rec and rec["fake_class"] is not NULL:
             fake_class = _choice("fake_class", rec["fake_class"], FAKE_CLASSES)
@@ -197,7 +223,11 @@ def parse_record(rec: dict[str, Any], root: Path, where: str) -> Draft | BadRow:
             raise RowProblem("fake_class/edited_fields given but authenticity is genuine")
         if "provenance" in rec:
             fields["provenance"] = _choice("provenance", rec["provenance"], PROVENANCES)
-        duplicate_of = _name_in(root, "duplicate_of", _text("duplicate_of", rec["duplicate_of"])) if "duplicate_of" in rec else None
+        duplicate_of = (
+            _name_in(root, "duplicate_of", _text("duplicate_of", rec["duplicate_of"]))
+            if "duplicate_of" in rec
+            else None
+        )
         transform = "reencode"
         if "transform" in rec:
             if duplicate_of is None:
@@ -215,8 +245,16 @@ def parse_record(rec: dict[str, Any], root: Path, where: str) -> Draft | BadRow:
         return BadRow(where, name, str(exc))
     except msgspec.ValidationError as exc:
         return BadRow(where, name, str(exc).replace("`", ""))
-    return Draft(name=key, path=path, where=where, label=label, tags=tags,
-                 duplicate_of=duplicate_of, transform=transform, after=after)
+    return Draft(
+        name=key,
+        path=path,
+        where=where,
+        label=label,
+        tags=tags,
+        duplicate_of=duplicate_of,
+        transform=transform,
+        after=after,
+    )
 
 
 def _csv_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -279,7 +317,15 @@ def _jsonl_records(path: Path) -> list[tuple[str, dict[str, Any]]]:
             continue
         unknown = sorted(set(obj) - set(COLUMNS))
         if unknown:
-            out.append((where, {"file": obj.get("file"), "__bad__": f"unknown key(s) {', '.join(unknown)} (known: {', '.join(COLUMNS)})"}))
+            out.append(
+                (
+                    where,
+                    {
+                        "file": obj.get("file"),
+                        "__bad__": f"unknown key(s) {', '.join(unknown)} (known: {', '.join(COLUMNS)})",
+                    },
+                )
+            )
             continue
         rec = {k: (NULL if v is None else v) for k, v in obj.items() if not (isinstance(v, str) and not v.strip())}
         out.append((where, rec))
@@ -353,5 +399,7 @@ def read(src: Path, opts: ImportOptions, out: Path | None = None) -> SourceRead:
         skip.add(out.resolve())
     for rel in _receipt_files(root, skip):
         if rel not in labelled:
-            bad.append(BadRow(labels.name, rel, f"has no row in {labels.name} (every receipt file in the folder needs one)"))
+            bad.append(
+                BadRow(labels.name, rel, f"has no row in {labels.name} (every receipt file in the folder needs one)")
+            )
     return SourceRead(drafts, bad, options={"labels": labels.name})

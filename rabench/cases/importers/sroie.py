@@ -155,7 +155,7 @@ def _read_keys(files: list[Path], rel: Callable[[Path], str]) -> tuple[str, dict
             if (squash(a) if a else a) != (squash(b) if b else b):
                 raise KeyProblem(
                     f"{rel(first)}, {rel(other)}",
-                    f'the two key files disagree on {k} ({json.dumps(a)} vs {json.dumps(b)}); remove the wrong one',
+                    f"the two key files disagree on {k} ({json.dumps(a)} vs {json.dumps(b)}); remove the wrong one",
                 )
     return rel(first), obj
 
@@ -182,14 +182,18 @@ def _layout_problem(image_dir: Path, key_dir: Path, keys: dict[str, list[Path]])
         if key_dir == image_dir:
             box = next((image_dir.parent / d for d in ("box", "boxes") if (image_dir.parent / d).is_dir()), None)
             hint = f" ({box.name}/ holds task-1 box lines, not keys)" if box is not None else ""
-            return (f"{image_dir}: no key files (*.json or *.txt) beside the images, and no "
-                    f"{' or '.join(d + '/' for d in KEY_DIRS)} folder next to them{hint}")
+            return (
+                f"{image_dir}: no key files (*.json or *.txt) beside the images, and no "
+                f"{' or '.join(d + '/' for d in KEY_DIRS)} folder next to them{hint}"
+            )
         csvs = sum(1 for p in key_dir.iterdir() if p.suffix.lower() in BOX_SUFFIXES)
         hint = f"; its {csvs} .csv file(s) are task-1 box lines, not keys" if csvs else ""
         return f"{key_dir}: no key files (*.json or *.txt){hint}"
     if all(_is_box_path(f) for files in keys.values() for f in files):
-        return (f"{key_dir}: every *.txt/*.json file here is a task-1 box file (x1,y1,...,text), not a "
-                "task-3 key file; point SRC at the folder whose entities/ or key/ holds the JSON keys")
+        return (
+            f"{key_dir}: every *.txt/*.json file here is a task-1 box file (x1,y1,...,text), not a "
+            "task-3 key file; point SRC at the folder whose entities/ or key/ holds the JSON keys"
+        )
     return None
 
 
@@ -208,27 +212,43 @@ def read(src: Path, opts: ImportOptions, out: Path | None = None) -> SourceRead:
     def rel(p: Path) -> str:
         return p.relative_to(src).as_posix() if p.is_relative_to(src) else p.name
 
-    read_out = SourceRead([], [], options={
-        **cur_meta, "images": rel(image_dir) or ".", "keys": rel(key_dir) or ".", "date_orders": list(DATE_ORDERS),
-    })
+    read_out = SourceRead(
+        [],
+        [],
+        options={
+            **cur_meta,
+            "images": rel(image_dir) or ".",
+            "keys": rel(key_dir) or ".",
+            "date_orders": list(DATE_ORDERS),
+        },
+    )
     drafts, bad = read_out.drafts, read_out.bad
     known = {p for ps in images.values() for p in ps} | {p for ps in keys.values() for p in ps}
     for folder in dict.fromkeys((image_dir, key_dir)):
-        ignored = [p.name for p in sorted(folder.iterdir()) if p.is_file() and p not in known
-                   and not p.name.startswith(".") and p.suffix.lower() not in BOX_SUFFIXES]
+        ignored = [
+            p.name
+            for p in sorted(folder.iterdir())
+            if p.is_file() and p not in known and not p.name.startswith(".") and p.suffix.lower() not in BOX_SUFFIXES
+        ]
         if ignored:
             more = f" and {len(ignored) - 3} more" if len(ignored) > 3 else ""
             read_out.warnings.append(
                 f"{rel(folder) or '.'}: ignored {len(ignored)} file(s) that are neither receipt images "
-                f"nor key files: {', '.join(ignored[:3])}{more}")
+                f"nor key files: {', '.join(ignored[:3])}{more}"
+            )
     for stem, files in keys.items():
         if stem not in images:
             bad.append(BadRow(rel(files[0]), None, f"key file has no image {stem}.jpg in {rel(image_dir) or '.'}"))
     for stem, imgs in images.items():
         img, name = imgs[0], imgs[0].name
         if len(imgs) > 1:
-            bad.append(BadRow(rel(img), name, f"{len(imgs)} images share the key {stem}: "
-                              f"{', '.join(p.name for p in imgs)}; keep one"))
+            bad.append(
+                BadRow(
+                    rel(img),
+                    name,
+                    f"{len(imgs)} images share the key {stem}: {', '.join(p.name for p in imgs)}; keep one",
+                )
+            )
             continue
         if stem not in keys:
             bad.append(BadRow(rel(img), name, f"no key file {stem}.json or {stem}.txt in {rel(key_dir) or '.'}"))

@@ -50,7 +50,7 @@ def parse_plain_amount(text: str, *, prefixes: tuple[str, ...] = ()) -> float:
     s, negative = _sign(text)
     for prefix in prefixes:
         if s.upper().startswith(prefix.upper()):
-            s = s[len(prefix):].strip()
+            s = s[len(prefix) :].strip()
             if not negative:
                 s, negative = _sign(s)  # "RM -3.00"
             break
@@ -82,7 +82,7 @@ def parse_idr_amount(text: str, *, allow_at: bool = False) -> float:
         s = s[1:].strip()
     for prefix in ("IDR", "Rp.", "Rp", "RP.", "RP"):
         if s.startswith(prefix):
-            s = s[len(prefix):].strip()
+            s = s[len(prefix) :].strip()
             break
     if not negative:
         s, negative = _sign(s)

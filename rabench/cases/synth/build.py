@@ -82,7 +82,9 @@ def _rows(doc: Doc, seed: int, index: int) -> list[Row]:
     return build_rows(doc, rng_for(seed, index, 5))
 
 
-def _render(doc: Doc, style: Style, seed: int, index: int, quirks: Quirks = NO_QUIRKS, *, worn: bool = True) -> Rendered:
+def _render(
+    doc: Doc, style: Style, seed: int, index: int, quirks: Quirks = NO_QUIRKS, *, worn: bool = True
+) -> Rendered:
     """Rows drawn on paper; ``worn`` adds thermal-print wear (not for on-screen receipts)."""
     q_rng = rng_for(seed, index, 6) if quirks is not NO_QUIRKS else None
     r = render_rows(_rows(doc, seed, index), style, quirks=quirks, quirk_rng=q_rng)
@@ -113,8 +115,9 @@ def _taken(doc: Doc, rng: np.random.Generator, *, before: bool, max_days: int = 
     return printed + timedelta(days=int(rng.integers(1, min(11, max_days) + 1)), minutes=int(rng.integers(0, 600)))
 
 
-def _meta_for_image(spec: Spec, doc: Doc, rng: np.random.Generator, *, shown: Image.Image,
-                    original: Image.Image | None, submitted: date) -> pv.Meta:
+def _meta_for_image(
+    spec: Spec, doc: Doc, rng: np.random.Generator, *, shown: Image.Image, original: Image.Image | None, submitted: date
+) -> pv.Meta:
     """Metadata the file's last tool wrote. ``original`` = the capture before a fake's edit."""
     taken = _taken(doc, rng, before=spec.cls == "photo_date", max_days=(submitted - doc.when).days)
     if spec.provenance != "intact":
@@ -133,28 +136,43 @@ def _meta_for_image(spec: Spec, doc: Doc, rng: np.random.Generator, *, shown: Im
     offset = str(pv.pick(rng, ("+00:00", "+01:00", "+02:00", "-05:00", "-08:00", "+09:00")))
     meta = pv.Meta(stamp=stamp)
     if spec.capture == "photo" and spec.cls != "ai_full" and spec.cls != "generator":
-        meta = dataclasses.replace(meta, camera=cam_pick(rng), taken=taken, offset=offset,
-                                   thumbnail_of=original if original is not None else shown)
+        meta = dataclasses.replace(
+            meta,
+            camera=cam_pick(rng),
+            taken=taken,
+            offset=offset,
+            thumbnail_of=original if original is not None else shown,
+        )
     elif spec.capture == "scan" and spec.cls not in ("ai_full",):
         make, model, sw = pv.pick(rng, pv.SCANNERS)
-        meta = dataclasses.replace(meta, scanner=(make, model) if make else None, software=sw,
-                                   creator_tool=sw if make is None else None)
+        meta = dataclasses.replace(
+            meta, scanner=(make, model) if make else None, software=sw, creator_tool=sw if make is None else None
+        )
     elif spec.capture == "screenshot" and spec.cls not in ("ai_full", "generator"):
         meta = dataclasses.replace(meta, software=str(pv.pick(rng, pv.SCREENSHOT_TOOLS)))
     when = stamp.strftime("%Y-%m-%dT%H:%M:%S")
     if spec.cls == "ai_full":
         tool = str(pv.pick(rng, pv.AI_TOOLS))
-        meta = dataclasses.replace(meta, source_type=pv.AI_FULL, creator_tool=tool,
-                                   software=tool if rng.random() < 0.5 else None,
-                                   history=(("created", tool, when),))
+        meta = dataclasses.replace(
+            meta,
+            source_type=pv.AI_FULL,
+            creator_tool=tool,
+            software=tool if rng.random() < 0.5 else None,
+            history=(("created", tool, when),),
+        )
     elif spec.cls == "ai_inpaint":
         tool = str(pv.pick(rng, pv.INPAINT_TOOLS))
-        meta = dataclasses.replace(meta, source_type=pv.AI_COMPOSITE, creator_tool=tool, software=tool,
-                                   history=(("edited", tool, when),))
+        meta = dataclasses.replace(
+            meta, source_type=pv.AI_COMPOSITE, creator_tool=tool, software=tool, history=(("edited", tool, when),)
+        )
     elif spec.cls == "hand_edit" or spec.editor_pass:
         tool = str(pv.pick(rng, pv.EDITORS))
-        meta = dataclasses.replace(meta, software=tool, creator_tool=tool if rng.random() < 0.6 else None,
-                                   history=(("saved", tool, when),) if rng.random() < 0.5 else ())
+        meta = dataclasses.replace(
+            meta,
+            software=tool,
+            creator_tool=tool if rng.random() < 0.6 else None,
+            history=(("saved", tool, when),) if rng.random() < 0.5 else (),
+        )
     elif spec.cls == "generator":
         tool = str(pv.pick(rng, pv.GENERATORS))
         meta = dataclasses.replace(meta, software=tool, creator_tool=tool)
@@ -167,8 +185,9 @@ def cam_pick(rng: np.random.Generator):
     return cam.pick_camera(rng)
 
 
-def _encode(img: Image.Image, spec: Spec, meta: pv.Meta, rng: np.random.Generator, doc_id: str,
-            *, resaved: bool) -> tuple[bytes, str, str]:
+def _encode(
+    img: Image.Image, spec: Spec, meta: pv.Meta, rng: np.random.Generator, doc_id: str, *, resaved: bool
+) -> tuple[bytes, str, str]:
     if spec.capture == "screenshot":
         return pv.write_png(img, meta, doc_id), "image/png", "png"
     q = _quality(rng, spec.provenance, spec.capture)
@@ -212,26 +231,41 @@ def _logo(name: str, seed: int) -> bytes | None:
     return buf.getvalue()
 
 
-def _build_pdf(spec: Spec, doc: Doc, printed: Doc, style: Style, seed: int, rng: np.random.Generator,
-               submitted: date) -> tuple[bytes, datetime]:
+def _build_pdf(
+    spec: Spec, doc: Doc, printed: Doc, style: Style, seed: int, rng: np.random.Generator, submitted: date
+) -> tuple[bytes, datetime]:
     """The PDF's bytes and the latest time written into it (a later revision: between creation and submission)."""
     logo = _logo(doc.merchant, seed)
     created = datetime(doc.when.year, doc.when.month, doc.when.day, int(doc.time[:2]), int(doc.time[3:]))
     intact = spec.provenance == "intact"
     if spec.cls == "generator":
         tool = str(pv.pick(rng, pv.GENERATORS))
-        return render_pdf(_rows(printed, seed, spec.index), style, created=created,
-                          producer=tool if intact else None, creator=tool if intact else None, logo=logo), created
+        return render_pdf(
+            _rows(printed, seed, spec.index),
+            style,
+            created=created,
+            producer=tool if intact else None,
+            creator=tool if intact else None,
+            logo=logo,
+        ), created
     producer = str(pv.pick(rng, pv.PDF_PRODUCERS)) if intact else None
     creator = printed.merchant if intact and rng.random() < 0.5 else None
     xmp = _pdf_xmp(producer, created, rng) if intact and rng.random() < PDF_XMP_SHARE else None
-    data = render_pdf(_rows(doc, seed, spec.index), style, created=created, producer=producer, creator=creator,
-                      logo=logo, xmp=xmp)
+    data = render_pdf(
+        _rows(doc, seed, spec.index), style, created=created, producer=producer, creator=creator, logo=logo, xmp=xmp
+    )
     span = max(0, min(19, (submitted - doc.when).days))
     later = created + timedelta(days=int(rng.integers(0, span + 1)), minutes=int(rng.integers(5, 900)))
     if spec.cls == "pdf_edit":
-        edited = render_pdf(_rows(printed, seed, spec.index), style, created=created, producer=producer,
-                            creator=creator, logo=logo, xmp=xmp)
+        edited = render_pdf(
+            _rows(printed, seed, spec.index),
+            style,
+            created=created,
+            producer=producer,
+            creator=creator,
+            logo=logo,
+            xmp=xmp,
+        )
         info = {"/Producer": str(pv.pick(rng, pv.PDF_EDITORS)), "/ModDate": pdf_date(later)} if intact else {}
         return append_revision(data, new_content_from=edited, info=info), later
     if spec.pdf_resave:
@@ -264,8 +298,12 @@ def fake_docs(seed: int, spec: Spec) -> tuple[Doc, Doc, Style, Quirks]:
     quirks = NO_QUIRKS
     if spec.cls == "ai_full":
         doc = fakes.ai_full_doc(doc, f_rng)
-        quirks = Quirks(swap_rate=float(f_rng.uniform(0.08, 0.25)), spacing_jitter=float(f_rng.uniform(0.4, 1.4)),
-                        baseline_jitter=float(f_rng.uniform(0.3, 1.0)), size_jitter=0.12)
+        quirks = Quirks(
+            swap_rate=float(f_rng.uniform(0.08, 0.25)),
+            spacing_jitter=float(f_rng.uniform(0.4, 1.4)),
+            baseline_jitter=float(f_rng.uniform(0.3, 1.0)),
+            size_jitter=0.12,
+        )
     if spec.cls == "generator":
         doc = fakes.generator_doc(doc, f_rng)
         if spec.slip:
@@ -283,7 +321,9 @@ def build_base(seed: int, spec: Spec, doc_id: str) -> Built:
     m_rng = rng_for(seed, spec.index, 4)
     # Submitted some days after the purchase (for a fake, after the date it shows, too); every time
     # a tool writes into the file falls in between.
-    submitted = max(doc.when, printed.when) + timedelta(days=submission_delay(rng_for(seed, spec.index, 10), spec.delay))
+    submitted = max(doc.when, printed.when) + timedelta(
+        days=submission_delay(rng_for(seed, spec.index, 10), spec.delay)
+    )
 
     if spec.capture == "pdf":
         data, latest = _build_pdf(spec, doc, printed, style, seed, m_rng, submitted)
@@ -298,7 +338,9 @@ def build_base(seed: int, spec: Spec, doc_id: str) -> Built:
     original = None
     if spec.cls == "ai_inpaint":
         r1 = _render(printed, style, seed, spec.index, worn=worn)
-        regen = cap.render_capture(r1.image, g, noise_seed + 1, noise_scale=0.2, extra_blur=float(f_rng.uniform(0.5, 1.1)))
+        regen = cap.render_capture(
+            r1.image, g, noise_seed + 1, noise_scale=0.2, extra_blur=float(f_rng.uniform(0.5, 1.1))
+        )
         boxes = r0.boxes.get(spec.edit, []) + r1.boxes.get(spec.edit, [])
         original, shot = shot, fakes.inpaint(shot, regen, fakes.field_mask(r0.image.size, boxes), g, f_rng)
     elif spec.cls == "hand_edit":
@@ -313,8 +355,9 @@ def build_base(seed: int, spec: Spec, doc_id: str) -> Built:
     meta = _meta_for_image(spec, printed, m_rng, shown=shot, original=original, submitted=submitted)
     if spec.cls == "photo_date" and spec.provenance == "stripped":
         # An app kept the capture dates but dropped the camera, thumbnail and software.
-        meta = pv.Meta(camera=pv.cam.Camera("", "", None), taken=_taken(printed, m_rng, before=True),
-                       exif_software=None)
+        meta = pv.Meta(
+            camera=pv.cam.Camera("", "", None), taken=_taken(printed, m_rng, before=True), exif_software=None
+        )
     data, media, ext = _encode(shot, spec, meta, m_rng, doc_id, resaved=resaved)
     return _finish(spec, printed, data, media, ext, style.family, _after(submitted, [meta.taken, meta.stamp]))
 

@@ -41,7 +41,12 @@ CAMERAS: tuple[Camera, ...] = (
 )
 
 BACKGROUNDS: tuple[tuple[int, int, int], ...] = (
-    (121, 92, 64), (168, 140, 105), (70, 72, 78), (200, 198, 190), (44, 46, 50), (139, 110, 84),
+    (121, 92, 64),
+    (168, 140, 105),
+    (70, 72, 78),
+    (200, 198, 190),
+    (44, 46, 50),
+    (139, 110, 84),
 )
 
 
@@ -56,7 +61,9 @@ def _perspective_coeffs(dst: np.ndarray, src: np.ndarray) -> list[float]:
     return [float(c) for c in np.linalg.solve(a, b)]
 
 
-def on_background(doc: Image.Image, rng: np.random.Generator, margin: tuple[float, float] = (0.04, 0.12)) -> Image.Image:
+def on_background(
+    doc: Image.Image, rng: np.random.Generator, margin: tuple[float, float] = (0.04, 0.12)
+) -> Image.Image:
     """The document lying on a table: padded with a textured background."""
     w, h = doc.size
     mx = int(w * rng.uniform(*margin))
@@ -65,10 +72,13 @@ def on_background(doc: Image.Image, rng: np.random.Generator, margin: tuple[floa
     bw, bh = w + 2 * mx, h + 2 * my
     # Low-frequency texture: a small random field upscaled (wood grain / cloth look).
     small = rng.normal(0.0, 10.0, size=(max(2, bh // 64), max(2, bw // 64), 1)).astype(np.float32)
-    tex = np.asarray(
-        Image.fromarray(np.clip(small[:, :, 0] + 128, 0, 255).astype(np.uint8)).resize((bw, bh), Image.BILINEAR),
-        dtype=np.float32,
-    )[:, :, None] - 128.0
+    tex = (
+        np.asarray(
+            Image.fromarray(np.clip(small[:, :, 0] + 128, 0, 255).astype(np.uint8)).resize((bw, bh), Image.BILINEAR),
+            dtype=np.float32,
+        )[:, :, None]
+        - 128.0
+    )
     bg = np.clip(colour[None, None, :] + tex, 0, 255).astype(np.uint8)
     canvas = Image.fromarray(bg, "RGB")
     canvas.paste(doc.convert("RGB"), (mx, my))

@@ -65,7 +65,17 @@ def _light(rng: np.random.Generator, depth: float) -> tuple[float, ...]:
     gx, gy = rng.uniform(-1, 1, size=2)
     cx, cy = rng.uniform(-0.5, 0.5, size=2)
     r, g, b = rng.uniform(0.92, 1.04, size=3)
-    return (float(gx), float(gy), float(cx), float(cy), depth, float(r), float(g), float(b), float(rng.uniform(0.88, 1.04)))
+    return (
+        float(gx),
+        float(gy),
+        float(cx),
+        float(cy),
+        depth,
+        float(r),
+        float(g),
+        float(b),
+        float(rng.uniform(0.88, 1.04)),
+    )
 
 
 def _scanner_light(rng: np.random.Generator, depth: float) -> tuple[float, ...]:
@@ -89,8 +99,17 @@ def plan_capture(kind: str, doc_size: tuple[int, int], rng: np.random.Generator)
         H = _scale(s) @ R @ P @ _translate(mx, my)
         size = (int(round(cw * s)), int(round(ch * s)))
         bg = cam.BACKGROUNDS[int(rng.integers(len(cam.BACKGROUNDS)))]
-        return Geom("photo", tuple(H.ravel()), size, bg, int(rng.integers(2**31)), 10.0,
-                    _light(rng, float(rng.uniform(0.15, 0.4))), float(rng.uniform(0.3, 1.0)), float(rng.uniform(1.5, 4.0)))
+        return Geom(
+            "photo",
+            tuple(H.ravel()),
+            size,
+            bg,
+            int(rng.integers(2**31)),
+            10.0,
+            _light(rng, float(rng.uniform(0.15, 0.4))),
+            float(rng.uniform(0.3, 1.0)),
+            float(rng.uniform(1.5, 4.0)),
+        )
     if kind == "scan":
         mode = float(rng.random())
         grey = bool(rng.random() < 0.5)
@@ -106,9 +125,18 @@ def plan_capture(kind: str, doc_size: tuple[int, int], rng: np.random.Generator)
         deg = float(rng.uniform(-0.5, 0.5)) if tight else float(rng.uniform(-1.2, 1.2))
         H = _rotate_about(deg, cw / 2, ch / 2) @ _scale(s) @ _translate(mx, my)
         lid = int(rng.integers(232, 252)) if tight else int(rng.integers(212, 248))
-        return Geom("scan", tuple(H.ravel()), (int(round(cw)), int(round(ch))), (lid, lid, lid - 2),
-                    int(rng.integers(2**31)), 2.0, _scanner_light(rng, float(rng.uniform(0.0, 0.08))),
-                    float(rng.uniform(0.2, 0.6)), float(rng.uniform(0.8, 2.2)), grey=grey)
+        return Geom(
+            "scan",
+            tuple(H.ravel()),
+            (int(round(cw)), int(round(ch))),
+            (lid, lid, lid - 2),
+            int(rng.integers(2**31)),
+            2.0,
+            _scanner_light(rng, float(rng.uniform(0.0, 0.08))),
+            float(rng.uniform(0.2, 0.6)),
+            float(rng.uniform(0.8, 2.2)),
+            grey=grey,
+        )
     if kind == "screenshot":
         phone = bool(rng.random() < 0.6)
         if phone:
@@ -122,12 +150,31 @@ def plan_capture(kind: str, doc_size: tuple[int, int], rng: np.random.Generator)
             title = ("Receipt", "Order details", "Your trip", "Purchase", "Beleg", "Reçu")[int(rng.integers(6))]
             clock = f"{int(rng.integers(7, 23))}:{int(rng.integers(0, 60)):02d}"
             bgc = (242, 242, 247) if rng.random() < 0.7 else (255, 255, 255)
-            return Geom("screenshot", tuple(H.ravel()), size, bgc, 0, 0.0, (0, 0, 0, 0, 0, 1, 1, 1, 1), 0.0, 0.0,
-                        header=(colour, title, clock, head))  # type: ignore[arg-type]
+            return Geom(
+                "screenshot",
+                tuple(H.ravel()),
+                size,
+                bgc,
+                0,
+                0.0,
+                (0, 0, 0, 0, 0, 1, 1, 1, 1),
+                0.0,
+                0.0,
+                header=(colour, title, clock, head),
+            )  # type: ignore[arg-type]
         s = float(rng.choice([1.0, 1.0, 1.25, 1.5]))
         H = _scale(s)
-        return Geom("screenshot", tuple(H.ravel()), (int(round(w * s)), int(round(h * s))), (255, 255, 255), 0, 0.0,
-                    (0, 0, 0, 0, 0, 1, 1, 1, 1), 0.0, 0.0)
+        return Geom(
+            "screenshot",
+            tuple(H.ravel()),
+            (int(round(w * s)), int(round(h * s))),
+            (255, 255, 255),
+            0,
+            0.0,
+            (0, 0, 0, 0, 0, 1, 1, 1, 1),
+            0.0,
+            0.0,
+        )
     raise ValueError(f"unknown capture {kind!r}")
 
 
@@ -149,9 +196,19 @@ def _page_scan(doc_size: tuple[int, int], rng: np.random.Generator, grey: bool) 
     y0 = float(rng.uniform(0.02, 0.6)) * (ph - rh)
     H = _translate(x0, y0) @ _rotate_about(float(rng.uniform(-1.5, 1.5)), rw / 2, rh / 2) @ _scale(s)
     page = int(rng.integers(236, 256))
-    return Geom("scan", tuple(H.ravel()), (pw, ph), (page, page, page), int(rng.integers(2**31)), 0.0,
-                _scanner_light(rng, float(rng.uniform(0.0, 0.03))), float(rng.uniform(0.3, 0.8)), float(rng.uniform(0.3, 1.2)), grey=grey,
-                specks=int(rng.integers(0, 80)))
+    return Geom(
+        "scan",
+        tuple(H.ravel()),
+        (pw, ph),
+        (page, page, page),
+        int(rng.integers(2**31)),
+        0.0,
+        _scanner_light(rng, float(rng.uniform(0.0, 0.03))),
+        float(rng.uniform(0.3, 0.8)),
+        float(rng.uniform(0.3, 1.2)),
+        grey=grey,
+        specks=int(rng.integers(0, 80)),
+    )
 
 
 def _specks(img: Image.Image, g: Geom, seed: int) -> None:
@@ -172,8 +229,13 @@ def _background(g: Geom) -> Image.Image:
         return Image.new("RGB", g.size, g.bg)
     rng = np.random.default_rng(g.bg_seed)
     small = rng.normal(0.0, g.texture, size=(max(2, h // 48), max(2, w // 48))).astype(np.float32)
-    tex = np.asarray(Image.fromarray(np.clip(small + 128, 0, 255).astype(np.uint8)).resize(g.size, Image.BILINEAR),
-                     dtype=np.float32) - 128.0
+    tex = (
+        np.asarray(
+            Image.fromarray(np.clip(small + 128, 0, 255).astype(np.uint8)).resize(g.size, Image.BILINEAR),
+            dtype=np.float32,
+        )
+        - 128.0
+    )
     bg = np.clip(np.array(g.bg, dtype=np.float32)[None, None, :] + tex[:, :, None], 0, 255).astype(np.uint8)
     return Image.fromarray(bg, "RGB")
 
@@ -196,7 +258,12 @@ def map_box(box: Box, g: Geom) -> Box:
     pts = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], dtype=np.float64).T
     out = _mat(g.H) @ pts
     out = out[:2] / out[2]
-    return (int(np.floor(out[0].min())), int(np.floor(out[1].min())), int(np.ceil(out[0].max())), int(np.ceil(out[1].max())))
+    return (
+        int(np.floor(out[0].min())),
+        int(np.floor(out[1].min())),
+        int(np.ceil(out[0].max())),
+        int(np.ceil(out[1].max())),
+    )
 
 
 def _header(img: Image.Image, g: Geom) -> None:
@@ -212,8 +279,9 @@ def _header(img: Image.Image, g: Geom) -> None:
     d.text((w * 0.06, head * 0.55), title, font=f_title, fill=(255, 255, 255))
 
 
-def render_capture(doc: Image.Image, g: Geom, noise_seed: int, *, noise_scale: float = 1.0,
-                   extra_blur: float = 0.0) -> Image.Image:
+def render_capture(
+    doc: Image.Image, g: Geom, noise_seed: int, *, noise_scale: float = 1.0, extra_blur: float = 0.0
+) -> Image.Image:
     """Render ``doc`` through capture ``g``; ``noise_seed`` picks the sensor-noise realisation."""
     canvas = _background(g)
     warped = _warp(doc.convert("RGB"), g, g.bg)

@@ -28,8 +28,19 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from rabench.cases.synth.catalogue import (DATE_RANGES, DEFAULT_DATES, LOCAL_PRODUCTS, LOCALES, MERCHANTS, MONTHS,
-                                           PRODUCTS, WEIGHED, WORDS, Locale, Merchant)
+from rabench.cases.synth.catalogue import (
+    DATE_RANGES,
+    DEFAULT_DATES,
+    LOCAL_PRODUCTS,
+    LOCALES,
+    MERCHANTS,
+    MONTHS,
+    PRODUCTS,
+    WEIGHED,
+    WORDS,
+    Locale,
+    Merchant,
+)
 from rabench.cases.synth.till import DEFAULT, Template, malaysian_address, template_for
 
 
@@ -83,7 +94,7 @@ class Doc:
 
 
 def minor(amount: float, loc: Locale) -> int:
-    return int(round(amount * 10 ** loc.currency.decimals))
+    return int(round(amount * 10**loc.currency.decimals))
 
 
 def money(v: int, loc: Locale, *, symbol: bool = False, sym: str | None = None) -> str:
@@ -108,8 +119,11 @@ def money(v: int, loc: Locale, *, symbol: bool = False, sym: str | None = None) 
 def format_date(d: date, fmt: str, language: str) -> str:
     month = MONTHS[language][d.month - 1]
     # Month names are the receipt's language, not the C locale's (placeholders without NUL bytes).
-    return d.strftime(fmt.replace("%b", "[[m3]]").replace("%B", "[[mm]]")).replace("[[m3]]", month[:3]).replace(
-        "[[mm]]", month)
+    return (
+        d.strftime(fmt.replace("%b", "[[m3]]").replace("%B", "[[mm]]"))
+        .replace("[[m3]]", month[:3])
+        .replace("[[mm]]", month)
+    )
 
 
 def item_sum(doc: Doc) -> int:
@@ -186,19 +200,33 @@ def _items(rng: np.random.Generator, layout: str, loc: Locale, repeats: bool = F
         grade = ("Diesel", "Super E10", "Super 95", "Unleaded 91")[int(rng.integers(4))]
         items = [Item(f"{w['fuel']} {grade}", int(round(litres * per)), litres, per, "{:.2f} L")]
         if rng.random() < 0.3:
-            items.append(Item(("Car wash", "Waschstraße", "Lavage", "Lavado")[("en", "de", "fr", "es").index(lang)],
-                              _price(9.0, loc, rng)))
+            items.append(
+                Item(
+                    ("Car wash", "Waschstraße", "Lavage", "Lavado")[("en", "de", "fr", "es").index(lang)],
+                    _price(9.0, loc, rng),
+                )
+            )
         return items
     if layout == "hotel":
         nights = int(rng.integers(1, 5))
         rate = _price(float(rng.uniform(85, 190)), loc, rng)
-        items = [Item(f"{w['room']} {int(rng.integers(101, 520))} - {nights} {w['nights']}", nights * rate, nights, rate)]
+        items = [
+            Item(f"{w['room']} {int(rng.integers(101, 520))} - {nights} {w['nights']}", nights * rate, nights, rate)
+        ]
         if rng.random() < 0.6:
-            items.append(Item(("Breakfast", "Frühstück", "Petit-déjeuner", "Desayuno")[("en", "de", "fr", "es").index(lang)],
-                              nights * _price(16.0, loc, rng)))
+            items.append(
+                Item(
+                    ("Breakfast", "Frühstück", "Petit-déjeuner", "Desayuno")[("en", "de", "fr", "es").index(lang)],
+                    nights * _price(16.0, loc, rng),
+                )
+            )
         if rng.random() < 0.5:
-            items.append(Item(("City tax", "Kurtaxe", "Taxe de séjour", "Tasa turística")[("en", "de", "fr", "es").index(lang)],
-                              nights * _price(2.5, loc, rng)))
+            items.append(
+                Item(
+                    ("City tax", "Kurtaxe", "Taxe de séjour", "Tasa turística")[("en", "de", "fr", "es").index(lang)],
+                    nights * _price(2.5, loc, rng),
+                )
+            )
         if rng.random() < 0.3:
             items.append(Item("Minibar", _price(8.0, loc, rng)))
         return items
@@ -207,8 +235,14 @@ def _items(rng: np.random.Generator, layout: str, loc: Locale, repeats: bool = F
         fare = _price(3.5 + km * 1.9, loc, rng)
         items = [Item(("Fare", "Fahrpreis", "Course", "Tarifa")[("en", "de", "fr", "es").index(lang)], fare)]
         if rng.random() < 0.3:
-            items.append(Item(("Airport fee", "Flughafenzuschlag", "Supplément aéroport", "Suplemento aeropuerto")[
-                ("en", "de", "fr", "es").index(lang)], _price(5.0, loc, rng)))
+            items.append(
+                Item(
+                    ("Airport fee", "Flughafenzuschlag", "Supplément aéroport", "Suplemento aeropuerto")[
+                        ("en", "de", "fr", "es").index(lang)
+                    ],
+                    _price(5.0, loc, rng),
+                )
+            )
         return items
     return _shop_items(rng, layout, loc, repeats)
 
@@ -223,7 +257,9 @@ def _shop_items(rng: np.random.Generator, layout: str, loc: Locale, repeats: boo
     lang = loc.language
     pool = PRODUCTS[layout if layout in PRODUCTS else "thermal"]
     prods = LOCAL_PRODUCTS.get((loc.key, layout)) or pool.get(lang) or pool["en"]
-    n = {"thermal": (1, 5), "supermarket": (8, 22), "restaurant": (2, 8), "pharmacy": (1, 5), "ecommerce": (1, 4)}[layout]
+    n = {"thermal": (1, 5), "supermarket": (8, 22), "restaurant": (2, 8), "pharmacy": (1, 5), "ecommerce": (1, 4)}[
+        layout
+    ]
     count = int(rng.integers(n[0], n[1] + 1))
     prices: dict[str, int] = {}
     out: list[Item] = []
@@ -245,8 +281,12 @@ def _shop_items(rng: np.random.Generator, layout: str, loc: Locale, repeats: boo
         if loc.key == "de" and name in DEPOSIT_ITEMS:
             out.append(Item("Pfand", 25 * qty, float(qty) if qty > 1 else None, 25 if qty > 1 else None))
     if layout == "ecommerce":
-        out.append(Item(("Shipping", "Versand", "Livraison", "Envío")[("en", "de", "fr", "es").index(lang)],
-                        _price(4.95, loc, rng)))
+        out.append(
+            Item(
+                ("Shipping", "Versand", "Livraison", "Envío")[("en", "de", "fr", "es").index(lang)],
+                _price(4.95, loc, rng),
+            )
+        )
     if layout == "supermarket" and loc.key == "de" and rng.random() < 0.15:  # bottles returned
         out.append(Item("Pfandrückgabe", -25 * int(rng.integers(2, 13))))
     return out
@@ -301,15 +341,27 @@ def build_doc(
         tip, service = tip // 5 * 5, service // 5 * 5
     rate = float(loc.tax_rates[int(rng.integers(len(loc.tax_rates)))])
     # Subtotal printed unless the layout is a short slip without one.
-    show_sub = not incl or discount or tip or service or m.layout in (
-        "supermarket", "hotel", "ecommerce") or rng.random() < 0.4
+    show_sub = (
+        not incl
+        or discount
+        or tip
+        or service
+        or m.layout in ("supermarket", "hotel", "ecommerce")
+        or rng.random() < 0.4
+    )
     show_tax = not incl or loc.key == "my" or rng.random() < 0.85
     extra: list[tuple[str, str]] = []
     w = WORDS[loc.language]
     if m.layout == "restaurant":
-        extra += [(w["table"], str(int(rng.integers(1, 40)))), (w["server"], ("Anna", "Marco", "Julie", "Tom", "Lena")[int(rng.integers(5))])]
+        extra += [
+            (w["table"], str(int(rng.integers(1, 40)))),
+            (w["server"], ("Anna", "Marco", "Julie", "Tom", "Lena")[int(rng.integers(5))]),
+        ]
     if m.layout == "taxi":
-        extra += [(w["distance"], f"{float(rng.uniform(2.5, 28)):.1f} km"), (w["time"], f"{int(rng.integers(6, 55))} min")]
+        extra += [
+            (w["distance"], f"{float(rng.uniform(2.5, 28)):.1f} km"),
+            (w["time"], f"{int(rng.integers(6, 55))} min"),
+        ]
     doc = Doc(
         merchant=m.name,
         layout=m.layout,
@@ -341,8 +393,9 @@ def settle(doc: Doc, rng: np.random.Generator, *, show_tax: bool) -> Doc:
     taxable = sub - doc.discount
     rate = doc.tax_rate
     tax = int(round(taxable * rate / (100.0 + rate))) if doc.inclusive else int(round(taxable * rate / 100.0))
-    doc = dataclasses.replace(doc, subtotal=sub if doc.subtotal is not None else None,
-                              tax=tax if show_tax else None, rounding=0)
+    doc = dataclasses.replace(
+        doc, subtotal=sub if doc.subtotal is not None else None, tax=tax if show_tax else None, rounding=0
+    )
     raw = before_rounding(doc)
     rounding = int(round(raw / 5.0)) * 5 - raw if doc.locale == "my" and doc.tpl.rounding_line else 0
     doc = dataclasses.replace(doc, rounding=rounding, total=raw + rounding, tendered=None, change=None)
@@ -356,9 +409,12 @@ def _tendered(total: int, loc: Locale, rng: np.random.Generator) -> int:
     """Cash handed over: the exact amount or one of the next few round notes."""
     if rng.random() < 0.25 or total <= 0:
         return total
-    major = 10 ** loc.currency.decimals
-    notes = (1000, 2000, 5000, 10000) if loc.currency.decimals == 0 else (major, 5 * major, 10 * major, 20 * major,
-                                                                          50 * major, 100 * major)
+    major = 10**loc.currency.decimals
+    notes = (
+        (1000, 2000, 5000, 10000)
+        if loc.currency.decimals == 0
+        else (major, 5 * major, 10 * major, 20 * major, 50 * major, 100 * major)
+    )
     options = sorted({-(-total // n) * n for n in notes} - {total})
     return options[int(rng.integers(min(3, len(options))))] if options else total
 
@@ -418,6 +474,6 @@ def same_day_lookalike(doc: Doc, rng: np.random.Generator, *, same_total: bool) 
         k = next((j for j, i in enumerate(other.items) if descs.count(i.desc) == 1), 0)
         first = other.items[k]
         if first.total + diff > 0:
-            items = (*other.items[:k], Item(first.desc, first.total + diff), *other.items[k + 1:])
+            items = (*other.items[:k], Item(first.desc, first.total + diff), *other.items[k + 1 :])
             other = settle(dataclasses.replace(other, items=items), rng, show_tax=other.tax is not None)
     return other

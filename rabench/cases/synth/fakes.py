@@ -26,14 +26,19 @@ from rabench.cases.synth.render import font
 Box = tuple[int, int, int, int]
 
 _WRONG_RATES = (17.0, 12.5, 9.0, 15.0, 22.0, 6.5)
-_MISSPELL = {"TOTAL": "TOTAI", "SUBTOTAL": "SUBTOTL", "SUMME": "SUMNE", "Thank you for your visit!": "Thank you for you visit!!"}
+_MISSPELL = {
+    "TOTAL": "TOTAI",
+    "SUBTOTAL": "SUBTOTL",
+    "SUMME": "SUMNE",
+    "Thank you for your visit!": "Thank you for you visit!!",
+}
 
 
 def _garble(word: str, rng: np.random.Generator) -> str:
     if len(word) < 4:
         return word
     i = int(rng.integers(1, len(word) - 2))
-    return word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]
 
 
 def ai_full_doc(doc: Doc, rng: np.random.Generator) -> Doc:
@@ -45,13 +50,23 @@ def ai_full_doc(doc: Doc, rng: np.random.Generator) -> Doc:
             rate = float(_WRONG_RATES[int(rng.integers(len(_WRONG_RATES)))])
             out = dataclasses.replace(out, tax_rate=rate)
         elif c == 1:  # garbled item names
-            items = tuple(Item(" ".join(_garble(w, rng) for w in it.desc.split(" ")), it.total, it.qty, it.unit,
-                               it.qty_fmt) for it in out.items)
+            items = tuple(
+                Item(" ".join(_garble(w, rng) for w in it.desc.split(" ")), it.total, it.qty, it.unit, it.qty_fmt)
+                for it in out.items
+            )
             out = dataclasses.replace(out, items=items)
         elif c == 2:  # invented merchant
             a, b = rng.choice(len(MERCHANT_WORDS), size=2, replace=False)
-            noun = {"thermal": "Cafe", "supermarket": "Foods", "restaurant": "Grill", "fuel": "Petrol",
-                    "hotel": "Hotel", "taxi": "Cabs", "pharmacy": "Pharma", "ecommerce": "Shop"}[out.layout]
+            noun = {
+                "thermal": "Cafe",
+                "supermarket": "Foods",
+                "restaurant": "Grill",
+                "fuel": "Petrol",
+                "hotel": "Hotel",
+                "taxi": "Cabs",
+                "pharmacy": "Pharma",
+                "ecommerce": "Shop",
+            }[out.layout]
             out = dataclasses.replace(out, merchant=f"{MERCHANT_WORDS[a]} {MERCHANT_WORDS[b]} {noun}")
         else:  # an address line in the wrong country's format
             other = LOCALES[("us", "de", "fr", "gb")[int(rng.integers(4))]]
@@ -63,7 +78,9 @@ def generator_doc(doc: Doc, rng: np.random.Generator) -> Doc:
     """Template details a receipt generator fills in: placeholder street, sequential number, round time."""
     street = ("123 Main Street", "1 Example Road", "Musterstraße 1", "10 Rue Exemple")[int(rng.integers(4))]
     return dataclasses.replace(
-        doc, address=(street, doc.address[1]), receipt_number=f"{int(rng.integers(1, 999)):06d}",
+        doc,
+        address=(street, doc.address[1]),
+        receipt_number=f"{int(rng.integers(1, 999)):06d}",
         time=f"{int(rng.integers(9, 18)):02d}:00",
     )
 
@@ -82,8 +99,9 @@ def field_mask(size: tuple[int, int], boxes: list[Box], pad: int = 6) -> Image.I
     return m
 
 
-def inpaint(original: Image.Image, regenerated: Image.Image, mask_doc: Image.Image, g: cap.Geom,
-            rng: np.random.Generator) -> Image.Image:
+def inpaint(
+    original: Image.Image, regenerated: Image.Image, mask_doc: Image.Image, g: cap.Geom, rng: np.random.Generator
+) -> Image.Image:
     """Blend the regenerated capture into the original inside the (warped, feathered) field mask."""
     mask = cap.warp_mask(mask_doc, g).filter(ImageFilter.GaussianBlur(2.5))
     regen = regenerated.convert(original.mode)
@@ -93,8 +111,14 @@ def inpaint(original: Image.Image, regenerated: Image.Image, mask_doc: Image.Ima
     return Image.composite(regen, original, mask)
 
 
-def retype(img: Image.Image, boxes_out: list[Box], texts: list[str], family: str, rng: np.random.Generator,
-           aligns: list[str] | None = None) -> Image.Image:
+def retype(
+    img: Image.Image,
+    boxes_out: list[Box],
+    texts: list[str],
+    family: str,
+    rng: np.random.Generator,
+    aligns: list[str] | None = None,
+) -> Image.Image:
     """Cover each box with the surrounding paper colour and type the new text in another font."""
     mode = img.mode
     out = img.convert("RGB")
@@ -107,9 +131,11 @@ def retype(img: Image.Image, boxes_out: list[Box], texts: list[str], family: str
         x1, y1 = min(out.width - 1, x1), min(out.height - 1, y1)
         if x1 <= x0 or y1 <= y0:
             continue
-        ring = np.concatenate([
-            a[max(0, y0 - 6):y0, x0:x1].reshape(-1, 3), a[y1:y1 + 6, x0:x1].reshape(-1, 3)
-        ]) if y0 > 0 else a[y1:y1 + 6, x0:x1].reshape(-1, 3)
+        ring = (
+            np.concatenate([a[max(0, y0 - 6) : y0, x0:x1].reshape(-1, 3), a[y1 : y1 + 6, x0:x1].reshape(-1, 3)])
+            if y0 > 0
+            else a[y1 : y1 + 6, x0:x1].reshape(-1, 3)
+        )
         paper = tuple(int(v) for v in np.median(ring, axis=0)) if len(ring) else (245, 245, 245)
         region = a[y0:y1, x0:x1].reshape(-1, 3)
         ink = tuple(int(v) for v in np.percentile(region, 3, axis=0)) if len(region) else (30, 30, 30)

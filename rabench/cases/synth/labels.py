@@ -17,7 +17,7 @@ EDITING_CLASSES = ("ai_inpaint", "hand_edit", "pdf_edit")
 def _amt(v: int | None, doc: Doc) -> float | None:
     if v is None:
         return None
-    return round(v / 10 ** doc.loc.currency.decimals, doc.loc.currency.decimals)
+    return round(v / 10**doc.loc.currency.decimals, doc.loc.currency.decimals)
 
 
 def label_for(doc: Doc, spec: Spec) -> ReceiptLabel:
@@ -28,9 +28,12 @@ def label_for(doc: Doc, spec: Spec) -> ReceiptLabel:
         edited_fields=[spec.edit] if spec.cls in EDITING_CLASSES and spec.edit else [],  # type: ignore[list-item]
     )
     items = [
-        LineItem(description=i.desc, total=_amt(i.total, doc) or 0.0,
-                 quantity=float(i.qty) if i.qty is not None else None,
-                 unit_price=_amt(i.unit, doc) if i.unit is not None else None)
+        LineItem(
+            description=i.desc,
+            total=_amt(i.total, doc) or 0.0,
+            quantity=float(i.qty) if i.qty is not None else None,
+            unit_price=_amt(i.unit, doc) if i.unit is not None else None,
+        )
         for i in doc.items
     ]
     return ReceiptLabel(

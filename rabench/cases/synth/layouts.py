@@ -140,8 +140,15 @@ def build_rows(doc: Doc, rng: np.random.Generator) -> list[Row]:
         rows.append(Row("kv", up(w["cash"]), amt(doc.tendered), size=0.9))
         rows.append(Row("kv", up(w["change"]), amt(doc.change), size=0.9))
     else:
-        rows.append(Row("kv", up(w["card"] if doc.payment == "card" else w["cash"]), money(doc.total, loc), size=0.9,
-                        field="total"))
+        rows.append(
+            Row(
+                "kv",
+                up(w["card"] if doc.payment == "card" else w["cash"]),
+                money(doc.total, loc),
+                size=0.9,
+                field="total",
+            )
+        )
     if tpl.tax_style == "summary" and doc.tax is not None:
         rows.append(Row("space"))
         rows.extend(_summary_rows(doc, up))
@@ -196,8 +203,11 @@ _TOTAL_INCL = {
     "fr": ("TOTAL TTC", "Total TTC", "TOTAL TTC"),
     "es": ("TOTAL (IVA incluido)", "Total IVA incl.", "TOTAL CON IVA"),
 }
-_ROUNDING = (("Total", "Rounding Adj", "Total Rounded"), ("Bill Total", "Rounding", "NET TOTAL"),
-             ("Total", "Rounding Adjustment", "Total After Rounding"))
+_ROUNDING = (
+    ("Total", "Rounding Adj", "Total Rounded"),
+    ("Bill Total", "Rounding", "NET TOTAL"),
+    ("Total", "Rounding Adjustment", "Total After Rounding"),
+)
 _SUBTOTAL_EXCL = ("Sub Total", "SUB-TOTAL (EX)", "Total Excl. {tax}")
 
 
@@ -239,8 +249,12 @@ def _total_rows(doc: Doc, amt, up) -> list[Row]:
     return rows
 
 
-_SUMMARY_HEAD = {"en": ("{tax} Summary", "Net", "Tax", "Gross"), "de": ("MwSt%", "Netto", "MwSt", "Brutto"),
-                 "fr": ("Taux", "HT", "TVA", "TTC"), "es": ("IVA%", "Base", "Cuota", "Total")}
+_SUMMARY_HEAD = {
+    "en": ("{tax} Summary", "Net", "Tax", "Gross"),
+    "de": ("MwSt%", "Netto", "MwSt", "Brutto"),
+    "fr": ("Taux", "HT", "TVA", "TTC"),
+    "es": ("IVA%", "Base", "Cuota", "Total"),
+}
 
 
 def _summary_rows(doc: Doc, up) -> list[Row]:
@@ -253,9 +267,17 @@ def _summary_rows(doc: Doc, up) -> list[Row]:
     net = taxable - doc.tax if doc.inclusive else taxable
     gross = net + doc.tax
     code = "SR" if doc.locale == "my" else "A"
-    rows = [Row("table", up(head[0].format(**fill)), cols=tuple(up(h) for h in head[1:]), size=0.85),
-            Row("table", f"{code} {doc.tax_rate:g}%", cols=(money(net, loc), money(doc.tax, loc), money(gross, loc)),
-                size=0.85, field="tax_total", field_col=1)]
+    rows = [
+        Row("table", up(head[0].format(**fill)), cols=tuple(up(h) for h in head[1:]), size=0.85),
+        Row(
+            "table",
+            f"{code} {doc.tax_rate:g}%",
+            cols=(money(net, loc), money(doc.tax, loc), money(gross, loc)),
+            size=0.85,
+            field="tax_total",
+            field_col=1,
+        ),
+    ]
     if doc.locale == "my" and doc.tpl.variant != 1:
         zero = money(0, loc)
         rows.append(Row("table", "ZR 0%", cols=(zero, zero, zero), size=0.85))

@@ -29,8 +29,17 @@ def pdf_date(d: datetime) -> str:
     return d.strftime("D:%Y%m%d%H%M%S+00'00'")
 
 
-def render_pdf(rows: list[Row], style: Style, *, created: datetime, producer: str | None, creator: str | None,
-               title: str | None = None, logo: bytes | None = None, xmp: str | None = None) -> bytes:
+def render_pdf(
+    rows: list[Row],
+    style: Style,
+    *,
+    created: datetime,
+    producer: str | None,
+    creator: str | None,
+    title: str | None = None,
+    logo: bytes | None = None,
+    xmp: str | None = None,
+) -> bytes:
     """A one-page PDF sized to its rows (80 mm till roll or A4-wide document), with an optional logo image."""
     fam = CORE[style.family]
     base_pt = 9.0 if style.pdf_width_mm < 100 else 10.5
@@ -123,8 +132,9 @@ def xmp_for_pdf(tool: str, when: datetime, doc_id: str, padding: int) -> str:
     return body + "\n" + pad + "\n"  # without the <?xpacket?> wrapper (fpdf2 adds its own)
 
 
-def append_revision(original: bytes, *, new_content_from: bytes | None, info: dict[str, str],
-                    xmp: str | None = None) -> bytes:
+def append_revision(
+    original: bytes, *, new_content_from: bytes | None, info: dict[str, str], xmp: str | None = None
+) -> bytes:
     """Append an incremental update: optionally page 1's content from another PDF, plus Info changes.
 
     The original bytes stay a prefix of the result (the earlier revision is still inside).

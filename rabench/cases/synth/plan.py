@@ -111,7 +111,9 @@ def _class_specs(cls: str, n: int, rng: np.random.Generator) -> list[dict]:
         s.update(slip=slip, injection=inj, edit=edit)
     if cls == "genuine":
         img_intact = [s for s in specs if s["capture"] != "pdf" and s["provenance"] == "intact"]
-        for s, flag in zip(img_intact, allocate(len(img_intact), {True: EDITOR_PASS_SHARE, False: 1 - EDITOR_PASS_SHARE}, rng)):
+        for s, flag in zip(
+            img_intact, allocate(len(img_intact), {True: EDITOR_PASS_SHARE, False: 1 - EDITOR_PASS_SHARE}, rng)
+        ):
             s["editor_pass"] = flag
         pdfs = [s for s in specs if s["capture"] == "pdf"]
         for s, flag in zip(pdfs, allocate(len(pdfs), {True: PDF_RESAVE_SHARE, False: 1 - PDF_RESAVE_SHARE}, rng)):
@@ -159,8 +161,9 @@ def make_plan(size: str, seed: int) -> Plan:
     for j, (t, st) in enumerate(zip(targets, same_total)):
         tgt = base[t]
         prov = allocate(1, PROVENANCE_WEIGHTS[tgt.capture], np.random.default_rng([seed, n + j]))[0]
-        base.append(Spec(index=n + j, cls="genuine", capture=tgt.capture, provenance=prov, lookalike_of=t,
-                         same_total=bool(st)))
+        base.append(
+            Spec(index=n + j, cls="genuine", capture=tgt.capture, provenance=prov, lookalike_of=t, same_total=bool(st))
+        )
     base = _with_delays(base, seed)
     base = _photo_date_editor_passes(base, seed)
     m = len(base)

@@ -23,20 +23,57 @@ IPTC = "http://cv.iptc.org/newscodes/digitalsourcetype/"
 AI_FULL = IPTC + "trainedAlgorithmicMedia"
 AI_COMPOSITE = IPTC + "compositeWithTrainedAlgorithmicMedia"
 
-AI_TOOLS = ("OpenAI GPT-4o image generation", "Midjourney v6.1", "Adobe Firefly Image 3", "Stable Diffusion XL 1.0",
-            "Google Imagen 3")
-INPAINT_TOOLS = ("Adobe Photoshop 25.9 (Generative Fill)", "Canva Magic Edit", "Adobe Firefly Image 3 (Generative Fill)")
-EDITORS = ("GIMP 2.10.36", "Adobe Photoshop 25.9 (Windows)", "Adobe Photoshop Lightroom Classic 13.2", "Paint.NET 5.0.13",
-           "Snapseed 2.21", "Microsoft Photos 2024.11")
-GENERATORS = ("ReceiptMaker Online v3", "makereceipt template engine 2.4", "ExpenseFaker PDF 1.7", "FakeReceipt.app export")
-SCANNERS = (("EPSON", "Perfection V39", "Epson Scan 2"), ("Canon", "CanoScan LiDE 300", "ScanGear"),
-            ("Brother", "ADS-1700W", None), ("HP", "ScanJet Pro 2000 s2", "HP Scan"), (None, None, "Adobe Scan 24.3"),
-            (None, None, "Microsoft Lens"))
+AI_TOOLS = (
+    "OpenAI GPT-4o image generation",
+    "Midjourney v6.1",
+    "Adobe Firefly Image 3",
+    "Stable Diffusion XL 1.0",
+    "Google Imagen 3",
+)
+INPAINT_TOOLS = (
+    "Adobe Photoshop 25.9 (Generative Fill)",
+    "Canva Magic Edit",
+    "Adobe Firefly Image 3 (Generative Fill)",
+)
+EDITORS = (
+    "GIMP 2.10.36",
+    "Adobe Photoshop 25.9 (Windows)",
+    "Adobe Photoshop Lightroom Classic 13.2",
+    "Paint.NET 5.0.13",
+    "Snapseed 2.21",
+    "Microsoft Photos 2024.11",
+)
+GENERATORS = (
+    "ReceiptMaker Online v3",
+    "makereceipt template engine 2.4",
+    "ExpenseFaker PDF 1.7",
+    "FakeReceipt.app export",
+)
+SCANNERS = (
+    ("EPSON", "Perfection V39", "Epson Scan 2"),
+    ("Canon", "CanoScan LiDE 300", "ScanGear"),
+    ("Brother", "ADS-1700W", None),
+    ("HP", "ScanJet Pro 2000 s2", "HP Scan"),
+    (None, None, "Adobe Scan 24.3"),
+    (None, None, "Microsoft Lens"),
+)
 SCREENSHOT_TOOLS = ("Screenshot", "macOS Screenshot", "Android Screenshot", "Snipping Tool")
-PDF_PRODUCERS = ("Skia/PDF m124", "wkhtmltopdf 0.12.6", "Microsoft: Print To PDF", "iText 7.2.5", "Qt 5.15.2",
-                 "macOS Version 14.4 (Build 23E214) Quartz PDFContext", "ReportLab PDF Library")
+PDF_PRODUCERS = (
+    "Skia/PDF m124",
+    "wkhtmltopdf 0.12.6",
+    "Microsoft: Print To PDF",
+    "iText 7.2.5",
+    "Qt 5.15.2",
+    "macOS Version 14.4 (Build 23E214) Quartz PDFContext",
+    "ReportLab PDF Library",
+)
 PDF_VIEWER_RESAVE = ("Adobe Acrobat Reader (64-bit) 24.2", "Preview 11.0", "PDF-XChange Viewer 2.5")
-PDF_EDITORS = ("Adobe Acrobat Pro (64-bit) 24.1", "PDFescape Online Editor", "Sejda PDF Editor 7.6", "Foxit PDF Editor 13.0")
+PDF_EDITORS = (
+    "Adobe Acrobat Pro (64-bit) 24.1",
+    "PDFescape Online Editor",
+    "Sejda PDF Editor 7.6",
+    "Foxit PDF Editor 13.0",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +118,10 @@ def xmp_packet(meta: Meta, doc_id: str) -> bytes | None:
     if meta.history:
         parts.append("<xmpMM:History><rdf:Seq>")
         for action, agent, at in meta.history:
-            parts.append(f'<rdf:li rdf:parseType="Resource"><stEvt:action>{action}</stEvt:action>'
-                         f"<stEvt:softwareAgent>{agent}</stEvt:softwareAgent><stEvt:when>{at}</stEvt:when></rdf:li>")
+            parts.append(
+                f'<rdf:li rdf:parseType="Resource"><stEvt:action>{action}</stEvt:action>'
+                f"<stEvt:softwareAgent>{agent}</stEvt:softwareAgent><stEvt:when>{at}</stEvt:when></rdf:li>"
+            )
         parts.append("</rdf:Seq></xmpMM:History>")
     parts.append("</rdf:Description></rdf:RDF></x:xmpmeta>")
     parts.append('<?xpacket end="w"?>')

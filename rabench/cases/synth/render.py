@@ -76,8 +76,15 @@ def _wrap(text: str, f: ImageFont.FreeTypeFont, width: int) -> list[str]:
     return lines
 
 
-def _draw_text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, f: ImageFont.FreeTypeFont,
-               ink: tuple[int, int, int], rng: np.random.Generator | None, q: Quirks) -> Box:
+def _draw_text(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    f: ImageFont.FreeTypeFont,
+    ink: tuple[int, int, int],
+    rng: np.random.Generator | None,
+    q: Quirks,
+) -> Box:
     """Draw ``text``; with quirks, glyph by glyph with jittered spacing and baseline."""
     x, y = xy
     if rng is None or (q.spacing_jitter == 0 and q.baseline_jitter == 0):
@@ -99,8 +106,9 @@ def _text_width(text: str, f: ImageFont.FreeTypeFont) -> float:
     return f.getlength(text)
 
 
-def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
-                quirk_rng: np.random.Generator | None = None) -> Rendered:
+def render_rows(
+    rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS, quirk_rng: np.random.Generator | None = None
+) -> Rendered:
     """Render rows top to bottom on receipt paper; return the image and field boxes."""
     W = style.width_px
     m = style.margin_px
@@ -110,7 +118,12 @@ def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
     for row in rows:
         fam = style.family
         px = int(round(style.base_px * row.size))
-        if quirk_rng is not None and quirks.swap_rate and row.kind in ("text", "kv") and quirk_rng.random() < quirks.swap_rate:
+        if (
+            quirk_rng is not None
+            and quirks.swap_rate
+            and row.kind in ("text", "kv")
+            and quirk_rng.random() < quirks.swap_rate
+        ):
             fam = FAMILIES[int(quirk_rng.integers(len(FAMILIES)))]
             px = int(round(px * (1 + float(quirk_rng.uniform(-quirks.size_jitter, quirks.size_jitter)))))
         f = font(fam, row.bold, max(12, px))
@@ -124,8 +137,13 @@ def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
     heights = []
     for row, f, lines in plan:
         lh = int(f.size * style.line_gap)
-        heights.append({"rule": int(style.base_px * 0.9), "space": int(style.base_px * 0.8),
-                        "barcode": int(style.base_px * 3.2)}.get(row.kind, lh * len(lines)))
+        heights.append(
+            {
+                "rule": int(style.base_px * 0.9),
+                "space": int(style.base_px * 0.8),
+                "barcode": int(style.base_px * 3.2),
+            }.get(row.kind, lh * len(lines))
+        )
     H = sum(heights) + 2 * m
     img = Image.new("RGB", (W, H), style.paper)
     draw = ImageDraw.Draw(img)
@@ -137,7 +155,9 @@ def render_rows(rows: list[Row], style: Style, *, quirks: Quirks = NO_QUIRKS,
             draw.text((m, y), dash, font=font(style.family, False, style.base_px), fill=style.ink)
         elif row.kind == "barcode":
             x = m + inner * 0.15
-            bar_rng = np.random.default_rng(abs(hash(rows[0].left)) % (2**32))  # fixed by PYTHONHASHSEED-free text below
+            bar_rng = np.random.default_rng(
+                abs(hash(rows[0].left)) % (2**32)
+            )  # fixed by PYTHONHASHSEED-free text below
             bar_rng = np.random.default_rng(sum(ord(c) for c in rows[0].left))
             while x < m + inner * 0.85:
                 bw = int(bar_rng.integers(2, 7))
@@ -182,16 +202,26 @@ def age_print(img: Image.Image, rng: np.random.Generator, amount: float, fade: f
         return img
     a = np.asarray(img, dtype=np.float32)
     h, w = a.shape[:2]
-    band = 1.0 + amount * 0.25 * np.sin(np.linspace(0, float(rng.uniform(2, 9)), h, dtype=np.float32) + float(rng.uniform(0, 6)))
+    band = 1.0 + amount * 0.25 * np.sin(
+        np.linspace(0, float(rng.uniform(2, 9)), h, dtype=np.float32) + float(rng.uniform(0, 6))
+    )
     paper = a.max(axis=(0, 1), keepdims=True)
     faded = paper - (paper - a) * np.clip(band, 0.6, 1.0)[:, None, None]
     speck = rng.random(size=a.shape[:2], dtype=np.float32) < 0.0015 * amount
     faded[speck] = faded[speck] * 0.6
     if fade > 0:
         small = rng.normal(0.0, 1.0, size=(max(2, h // 120), max(2, w // 120))).astype(np.float32)
-        field = np.asarray(Image.fromarray(((small + 4) * 32).clip(0, 255).astype(np.uint8)).resize((w, h), Image.BICUBIC),
-                           dtype=np.float32) / 32.0 - 4.0
-        slope = np.linspace(-1.0, 1.0, h, dtype=np.float32)[:, None] * float(rng.choice([-1, 1]) * rng.uniform(0.15, 0.4))
+        field = (
+            np.asarray(
+                Image.fromarray(((small + 4) * 32).clip(0, 255).astype(np.uint8)).resize((w, h), Image.BICUBIC),
+                dtype=np.float32,
+            )
+            / 32.0
+            - 4.0
+        )
+        slope = np.linspace(-1.0, 1.0, h, dtype=np.float32)[:, None] * float(
+            rng.choice([-1, 1]) * rng.uniform(0.15, 0.4)
+        )
         keep = np.clip((1.0 - fade) * (1.0 + 0.3 * field + slope), 0.12, 1.0)
         faded = paper - (paper - faded) * keep[:, :, None]
         ink = (paper - faded).max(axis=2) > 25

@@ -44,15 +44,20 @@ def _build_transform_task(args: tuple[int, TransformSpec, bytes, str, str, dict,
     taken = None
     if t.kind == "reshoot":
         d = datetime.fromisoformat(printed_date)
-        taken = d + timedelta(days=int(rng.integers(1, 6)), hours=int(rng.integers(8, 20)),
-                              minutes=int(rng.integers(0, 60)))
+        taken = d + timedelta(
+            days=int(rng.integers(1, 6)), hours=int(rng.integers(8, 20)), minutes=int(rng.integers(0, 60))
+        )
     out, out_media = apply_transform(data, media, t.kind, rng, taken=taken)  # type: ignore[arg-type]
     not_before = taken.date().isoformat() if taken is not None else printed_date  # the re-shot photo's day
     ext = {"image/jpeg": "jpg", "image/png": "png"}[out_media]
     prov = "intact" if t.kind == "reshoot" else ("stripped" if label.provenance == "intact" else label.provenance)  # type: ignore[attr-defined]
     new_label = msgspec.structs.replace(label, provenance=prov)  # type: ignore[arg-type]
-    new_tags = dict(tags, provenance=prov, format="jpeg" if ext == "jpg" else "png",
-                    capture="photo" if t.kind == "reshoot" else tags["capture"])
+    new_tags = dict(
+        tags,
+        provenance=prov,
+        format="jpeg" if ext == "jpg" else "png",
+        capture="photo" if t.kind == "reshoot" else tags["capture"],
+    )
     return Built(out, out_media, ext, new_label, new_tags, printed_date, not_before)
 
 
@@ -66,8 +71,15 @@ def _pillow_build() -> dict[str, object]:
     return {"pillow": PIL.__version__, "pillow_simd": simd is not None}
 
 
-def generate_suite(out: Path, *, split: str, size: str, seed: int | None = None, workers: int | None = None,
-                   progress: Progress | None = None) -> dict[str, object]:
+def generate_suite(
+    out: Path,
+    *,
+    split: str,
+    size: str,
+    seed: int | None = None,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> dict[str, object]:
     """Write the suite to ``out`` (created; must be empty or absent). Returns a summary."""
     seed = SEEDS[split] if seed is None else seed
     plan = make_plan(size, seed)
@@ -146,9 +158,17 @@ def generate_suite(out: Path, *, split: str, size: str, seed: int | None = None,
             spec = spec_by_index[key[1]]
             if spec.lookalike_of is not None:
                 after = [ids[("base", spec.lookalike_of)]]
-        case = Case(id=cid, file=rel, sha256=hashlib.sha256(b.data).hexdigest(), media_type=b.media_type,  # type: ignore[arg-type]
-                    label=b.label, tags=b.tags, lineage=lineage, after=after,  # type: ignore[arg-type]
-                    submitted_at=submitted[key])
+        case = Case(
+            id=cid,
+            file=rel,
+            sha256=hashlib.sha256(b.data).hexdigest(),
+            media_type=b.media_type,  # type: ignore[arg-type]
+            label=b.label,
+            tags=b.tags,
+            lineage=lineage,
+            after=after,  # type: ignore[arg-type]
+            submitted_at=submitted[key],
+        )
         lines.append(enc.encode(case))
     (out / MANIFEST).write_bytes(b"\n".join(lines) + b"\n")
     return {"cases": total, "bytes": total_bytes, "seed": seed, "split": split, "size": size}

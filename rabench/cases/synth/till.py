@@ -114,18 +114,50 @@ def _malaysian_head(rng: np.random.Generator) -> tuple[str, ...]:
 
 
 # Malaysia: invented companies and streets in the country's own style (no real shop's data).
-MY_STREETS = ("JALAN PERMAS 10/7", "JALAN BESAR", "JALAN SS 2/24", "JALAN PUCHONG", "JALAN KLANG LAMA",
-              "JALAN TAMPOI 7/4", "JALAN KPB 6", "JALAN TUN RAZAK", "JALAN MERANTI 3", "JALAN SETIA PRIMA Q U13/Q")
-MY_AREAS = ("TAMAN PERMAS JAYA", "TAMAN SRI MUDA", "KAWASAN PERINDUSTRIAN BALAKONG", "TAMAN DAYA",
-            "BANDAR BARU BANGI", "SEKSYEN 25", "TAMAN MELAWATI", "BANDAR PUCHONG JAYA")
-MY_CITIES = (("81750", "JOHOR BAHRU", "JOHOR"), ("40400", "SHAH ALAM", "SELANGOR"), ("43300", "SERI KEMBANGAN", "SELANGOR"),
-             ("47100", "PUCHONG", "SELANGOR"), ("50450", "KUALA LUMPUR", "W.P. KUALA LUMPUR"),
-             ("41200", "KLANG", "SELANGOR"), ("81200", "JOHOR BAHRU", "JOHOR"), ("43650", "BANDAR BARU BANGI", "SELANGOR"))
+MY_STREETS = (
+    "JALAN PERMAS 10/7",
+    "JALAN BESAR",
+    "JALAN SS 2/24",
+    "JALAN PUCHONG",
+    "JALAN KLANG LAMA",
+    "JALAN TAMPOI 7/4",
+    "JALAN KPB 6",
+    "JALAN TUN RAZAK",
+    "JALAN MERANTI 3",
+    "JALAN SETIA PRIMA Q U13/Q",
+)
+MY_AREAS = (
+    "TAMAN PERMAS JAYA",
+    "TAMAN SRI MUDA",
+    "KAWASAN PERINDUSTRIAN BALAKONG",
+    "TAMAN DAYA",
+    "BANDAR BARU BANGI",
+    "SEKSYEN 25",
+    "TAMAN MELAWATI",
+    "BANDAR PUCHONG JAYA",
+)
+MY_CITIES = (
+    ("81750", "JOHOR BAHRU", "JOHOR"),
+    ("40400", "SHAH ALAM", "SELANGOR"),
+    ("43300", "SERI KEMBANGAN", "SELANGOR"),
+    ("47100", "PUCHONG", "SELANGOR"),
+    ("50450", "KUALA LUMPUR", "W.P. KUALA LUMPUR"),
+    ("41200", "KLANG", "SELANGOR"),
+    ("81200", "JOHOR BAHRU", "JOHOR"),
+    ("43650", "BANDAR BARU BANGI", "SELANGOR"),
+)
 
 
 def malaysian_address(rng: np.random.Generator) -> tuple[str, ...]:
-    lot = str(rng.choice([f"NO. {int(rng.integers(1, 120))}", f"LOT {int(rng.integers(100, 9999))}",
-                          f"NO.{int(rng.integers(1, 40))}-{int(rng.integers(1, 12))}"]))
+    lot = str(
+        rng.choice(
+            [
+                f"NO. {int(rng.integers(1, 120))}",
+                f"LOT {int(rng.integers(100, 9999))}",
+                f"NO.{int(rng.integers(1, 40))}-{int(rng.integers(1, 12))}",
+            ]
+        )
+    )
     street = MY_STREETS[int(rng.integers(len(MY_STREETS)))]
     area = MY_AREAS[int(rng.integers(len(MY_AREAS)))]
     pc, city, state = MY_CITIES[int(rng.integers(len(MY_CITIES)))]

@@ -22,14 +22,63 @@ from rabench.contracts.ap import Link
 from rabench.engine.ap.documents import Approval, LedgerEntry, Mail, OrderLine, Vendor, norm_account, norm_id
 from rabench.engine.ap.reading import Found, Line, amount, fold
 
-URGENCY = ("urgent", "today", "immediately", "asap", "as soon as possible", "right away", "dringend", "sofort",
-           "heute", "urgente", "immédiatement", "inmediato", "hoy", "vandaag", "direct", "spoed")
-NO_CALLBACK = ("do not call", "don't call", "dont call", "phones are down", "not reachable by phone", "only by email",
-               "only reply", "nicht anrufen", "ne pas appeler", "no llame", "niet bellen", "unreachable")
-BYPASS = ("skip", "bypass", "without approval", "no need for", "exception to", "override", "ohne freigabe",
-          "sans validation", "sin aprobación", "zonder goedkeuring", "confidential", "keep this between")
-EXECUTIVE = ("ceo", "cfo", "chief executive", "chief financial", "managing director", "geschäftsführer", "président",
-             "director general", "directeur")
+URGENCY = (
+    "urgent",
+    "today",
+    "immediately",
+    "asap",
+    "as soon as possible",
+    "right away",
+    "dringend",
+    "sofort",
+    "heute",
+    "urgente",
+    "immédiatement",
+    "inmediato",
+    "hoy",
+    "vandaag",
+    "direct",
+    "spoed",
+)
+NO_CALLBACK = (
+    "do not call",
+    "don't call",
+    "dont call",
+    "phones are down",
+    "not reachable by phone",
+    "only by email",
+    "only reply",
+    "nicht anrufen",
+    "ne pas appeler",
+    "no llame",
+    "niet bellen",
+    "unreachable",
+)
+BYPASS = (
+    "skip",
+    "bypass",
+    "without approval",
+    "no need for",
+    "exception to",
+    "override",
+    "ohne freigabe",
+    "sans validation",
+    "sin aprobación",
+    "zonder goedkeuring",
+    "confidential",
+    "keep this between",
+)
+EXECUTIVE = (
+    "ceo",
+    "cfo",
+    "chief executive",
+    "chief financial",
+    "managing director",
+    "geschäftsführer",
+    "président",
+    "director general",
+    "directeur",
+)
 
 
 def iban_ok(iban: str) -> bool:
@@ -89,9 +138,15 @@ def bank(f: Findings, fields: dict[str, Found], vendor: Vendor | None, approvals
         return acct or None
     if acct and vendor.accounts and acct not in vendor.accounts and "iban_checksum_invalid" not in f.codes:
         f.codes.add("bank_account_changed")
-        verified = any(a.account and (a.account in acct or acct in a.account) and a.approved and a.callback_confirmed
-                       and len(a.approvers) >= 2 and (not vendor.phones or a.number_called in vendor.phones)
-                       for a in approvals)
+        verified = any(
+            a.account
+            and (a.account in acct or acct in a.account)
+            and a.approved
+            and a.callback_confirmed
+            and len(a.approvers) >= 2
+            and (not vendor.phones or a.number_called in vendor.phones)
+            for a in approvals
+        )
         if not verified:
             f.codes.add("bank_change_unverified")
             f.notes.append(f"account {acct} is not the vendor master's and no verified change covers it")
@@ -100,8 +155,9 @@ def bank(f: Findings, fields: dict[str, Found], vendor: Vendor | None, approvals
     return acct or None
 
 
-def duplicates(f: Findings, inv_name: str, fields: dict[str, Found], entries: list[LedgerEntry],
-               credit_texts: list[str]) -> None:
+def duplicates(
+    f: Findings, inv_name: str, fields: dict[str, Found], entries: list[LedgerEntry], credit_texts: list[str]
+) -> None:
     number = norm_id(fields["invoice_number"].value) if "invoice_number" in fields else ""
     total = fields["total"].value if "total" in fields else None
     if not number:
@@ -110,7 +166,12 @@ def duplicates(f: Findings, inv_name: str, fields: dict[str, Found], entries: li
     cancelled = " ".join(norm_id(t) for t in credit_texts)
     for e in entries:
         n = norm_id(e.number)
-        if not n or not e.entry_id or (e.amount is not None and e.amount < 0) or "credit" in e.raw.get("document_type", ""):
+        if (
+            not n
+            or not e.entry_id
+            or (e.amount is not None and e.amount < 0)
+            or "credit" in e.raw.get("document_type", "")
+        ):
             continue
         same_amount = isinstance(total, float) and e.amount is not None and abs(e.amount - total) <= 0.01
         if n == number and (n in credited or n in cancelled):
@@ -124,8 +185,13 @@ def duplicates(f: Findings, inv_name: str, fields: dict[str, Found], entries: li
             f.duplicate_links.append(Link("near_duplicate", inv_name, e.entry_id))
 
 
-def three_way(f: Findings, fields: dict[str, Found], lines: list[Line], po: tuple[str, list[OrderLine]] | None,
-              grn: tuple[str, list[OrderLine]] | None) -> None:
+def three_way(
+    f: Findings,
+    fields: dict[str, Found],
+    lines: list[Line],
+    po: tuple[str, list[OrderLine]] | None,
+    grn: tuple[str, list[OrderLine]] | None,
+) -> None:
     """Invoice against PO (price within 2%, quantity) and goods receipts (quantity invoiced <=
     quantity received); receipts book against PO lines by line number or description."""
     if po is None:  # no PO in the bundle says nothing about whether one exists
@@ -145,8 +211,11 @@ def three_way(f: Findings, fields: dict[str, Found], lines: list[Line], po: tupl
             continue
         nums = [n for n in (amount(x) for x in re.findall(r"\d[\d.,' ]*", row)) if n is not None]
         qty = _first_number(row)
-        if pl.unit_price is not None and nums and not any(abs(n - pl.unit_price) <= 0.02 * pl.unit_price + 0.005
-                                                          for n in nums):
+        if (
+            pl.unit_price is not None
+            and nums
+            and not any(abs(n - pl.unit_price) <= 0.02 * pl.unit_price + 0.005 for n in nums)
+        ):
             f.codes.add("po_price_mismatch")
             f.discrepancies.add("price_mismatch")
         if qty is None:
@@ -226,12 +295,20 @@ def _glyphs(text: str) -> str:
 def _lookalike(domain: str, known: str) -> bool:
     """``domain`` imitates ``known`` (a letter swapped, a hyphen or TLD added, l -> I)."""
     a, b = _core(_glyphs(domain)), _core(_glyphs(known))
-    return domain != known and bool(a) and bool(b) and (
-        Levenshtein.normalized_similarity(a, b) >= 0.8 or a.startswith(b) or b.startswith(a))
+    return (
+        domain != known
+        and bool(a)
+        and bool(b)
+        and (Levenshtein.normalized_similarity(a, b) >= 0.8 or a.startswith(b) or b.startswith(a))
+    )
 
 
-def campaign(f: Findings, invoices: list[tuple[str, dict[str, Found], str | None, str]], threshold: float | None,
-             master: list[Vendor]) -> None:
+def campaign(
+    f: Findings,
+    invoices: list[tuple[str, dict[str, Found], str | None, str]],
+    threshold: float | None,
+    master: list[Vendor],
+) -> None:
     """Across the bundle's invoices: (name, fields, account, vendor name)."""
     if len(invoices) < 2:
         return
@@ -242,13 +319,17 @@ def campaign(f: Findings, invoices: list[tuple[str, dict[str, Found], str | None
     on_file = {fold(v.name): v.accounts for v in master}
     # one account behind several vendors, unless the master lists it for each of them (a shared
     # remittance account the vendors declared)
-    shared = {a for a, names in owners.items()
-              if len(names) >= 2 and not all(a in on_file.get(n, set()) for n in names)}
+    shared = {
+        a for a, names in owners.items() if len(names) >= 2 and not all(a in on_file.get(n, set()) for n in names)
+    }
     if shared:
         f.codes.add("shared_bank_account")
     totals = [flds["total"].value for _, flds, _, _ in invoices if "total" in flds]
-    if threshold and len(totals) >= 2 and all(isinstance(t, float) and 0.8 * threshold <= t < threshold
-                                                  for t in totals):
+    if (
+        threshold
+        and len(totals) >= 2
+        and all(isinstance(t, float) and 0.8 * threshold <= t < threshold for t in totals)
+    ):
         f.codes.add("threshold_splitting")
     dates = [flds["invoice_date"].value for _, flds, _, _ in invoices if "invoice_date" in flds]
     vendors_seen = {fold(v) for *_, v in invoices}
@@ -260,22 +341,68 @@ def campaign(f: Findings, invoices: list[tuple[str, dict[str, Found], str | None
             f.campaign_links.append(Link("campaign", first, name))
 
 
-HOLD = {"duplicate_invoice", "near_duplicate", "iban_checksum_invalid", "po_price_mismatch", "po_quantity_mismatch",
-        "no_goods_receipt", "no_purchase_order", "tax_calculation_error", "total_mismatch", "vat_id_mismatch"}
+HOLD = {
+    "duplicate_invoice",
+    "near_duplicate",
+    "iban_checksum_invalid",
+    "po_price_mismatch",
+    "po_quantity_mismatch",
+    "no_goods_receipt",
+    "no_purchase_order",
+    "tax_calculation_error",
+    "total_mismatch",
+    "vat_id_mismatch",
+}
 # Strongest finding -> the probabilities over the outcome classes (fixed, not fitted).
 FORECASTS: dict[str, dict[str, float]] = {
-    "campaign_fraud": {"campaign_fraud": 0.7, "bank_fraud": 0.1, "impersonation": 0.05, "safe": 0.05,
-                       "discrepancy": 0.05, "duplicate_billing": 0.05},
-    "impersonation": {"impersonation": 0.6, "bank_fraud": 0.2, "safe": 0.1, "campaign_fraud": 0.04,
-                      "discrepancy": 0.03, "duplicate_billing": 0.03},
-    "bank_fraud": {"bank_fraud": 0.65, "impersonation": 0.15, "safe": 0.1, "campaign_fraud": 0.04,
-                   "discrepancy": 0.03, "duplicate_billing": 0.03},
-    "duplicate_billing": {"duplicate_billing": 0.75, "safe": 0.1, "discrepancy": 0.05, "bank_fraud": 0.04,
-                          "impersonation": 0.03, "campaign_fraud": 0.03},
-    "discrepancy": {"discrepancy": 0.75, "safe": 0.12, "duplicate_billing": 0.04, "bank_fraud": 0.03,
-                    "impersonation": 0.03, "campaign_fraud": 0.03},
-    "safe": {"safe": 0.8, "discrepancy": 0.08, "bank_fraud": 0.04, "impersonation": 0.03,
-             "duplicate_billing": 0.03, "campaign_fraud": 0.02},
+    "campaign_fraud": {
+        "campaign_fraud": 0.7,
+        "bank_fraud": 0.1,
+        "impersonation": 0.05,
+        "safe": 0.05,
+        "discrepancy": 0.05,
+        "duplicate_billing": 0.05,
+    },
+    "impersonation": {
+        "impersonation": 0.6,
+        "bank_fraud": 0.2,
+        "safe": 0.1,
+        "campaign_fraud": 0.04,
+        "discrepancy": 0.03,
+        "duplicate_billing": 0.03,
+    },
+    "bank_fraud": {
+        "bank_fraud": 0.65,
+        "impersonation": 0.15,
+        "safe": 0.1,
+        "campaign_fraud": 0.04,
+        "discrepancy": 0.03,
+        "duplicate_billing": 0.03,
+    },
+    "duplicate_billing": {
+        "duplicate_billing": 0.75,
+        "safe": 0.1,
+        "discrepancy": 0.05,
+        "bank_fraud": 0.04,
+        "impersonation": 0.03,
+        "campaign_fraud": 0.03,
+    },
+    "discrepancy": {
+        "discrepancy": 0.75,
+        "safe": 0.12,
+        "duplicate_billing": 0.04,
+        "bank_fraud": 0.03,
+        "impersonation": 0.03,
+        "campaign_fraud": 0.03,
+    },
+    "safe": {
+        "safe": 0.8,
+        "discrepancy": 0.08,
+        "bank_fraud": 0.04,
+        "impersonation": 0.03,
+        "duplicate_billing": 0.03,
+        "campaign_fraud": 0.02,
+    },
 }
 
 
@@ -284,8 +411,13 @@ def decide(f: Findings) -> tuple[str, str]:
     codes = f.codes
     if codes & {"shared_bank_account", "threshold_splitting"} or f.campaign_links:
         return "ESCALATE_FRAUD", "campaign_fraud"
-    mail_fraud = codes & {"lookalike_domain", "display_name_spoof", "executive_impersonation", "callback_discouraged",
-                          "policy_bypass_pressure"}
+    mail_fraud = codes & {
+        "lookalike_domain",
+        "display_name_spoof",
+        "executive_impersonation",
+        "callback_discouraged",
+        "policy_bypass_pressure",
+    }
     if mail_fraud and (codes & {"sender_domain_mismatch", "bank_account_changed", "vendor_not_in_master"}):
         return "ESCALATE_FRAUD", "impersonation"
     if codes & {"bank_change_unverified", "vendor_not_in_master"}:

@@ -102,8 +102,13 @@ def vendors(doc: APInput) -> list[Vendor]:
             if x is None or isinstance(x, bool):
                 continue
             last = path.rsplit(".", 1)[-1]
-            if (("iban" in last or "account" in last) and "holder" not in last and "name" not in last
-                    and "change" not in last and len(norm_account(x)) >= 6):
+            if (
+                ("iban" in last or "account" in last)
+                and "holder" not in last
+                and "name" not in last
+                and "change" not in last
+                and len(norm_account(x)) >= 6
+            ):
                 v.accounts.add(norm_account(x))
             elif "domain" in last or "email" in last or (isinstance(x, str) and "@" in x):
                 d = domain_of(x)
@@ -139,13 +144,15 @@ def approvals(doc: APInput) -> list[Approval]:
         cb = rec.get("callback") if isinstance(rec.get("callback"), dict) else {}
         outcome = str(cb.get("outcome") or rec.get("callback") or "")
         status = str(rec.get("status") or "")
-        out.append(Approval(
-            account=norm_account(acct),
-            approved=bool(re.search(r"approv|complet|verified", status, re.I)),
-            callback_confirmed=bool(re.search(r"confirm|complet|verified|ok", outcome, re.I)),
-            number_called=re.sub(r"\D", "", str(cb.get("number_called") or ""))[-9:],
-            approvers={str(rec[k]) for k in rec if "approver" in k.lower() and rec[k]},
-        ))
+        out.append(
+            Approval(
+                account=norm_account(acct),
+                approved=bool(re.search(r"approv|complet|verified", status, re.I)),
+                callback_confirmed=bool(re.search(r"confirm|complet|verified|ok", outcome, re.I)),
+                number_called=re.sub(r"\D", "", str(cb.get("number_called") or ""))[-9:],
+                approvers={str(rec[k]) for k in rec if "approver" in k.lower() and rec[k]},
+            )
+        )
     return out
 
 
@@ -174,10 +181,18 @@ def ledger(doc: APInput) -> list[LedgerEntry]:
         number = pick(low, "invoice_number", "invoice_no", "number", "reference", avoid=("entry", "vendor", "po"))
         amt = pick(low, "amount", "total", "gross")
         kind = " ".join(str(low.get(k, "")) for k in ("document_type", "type", "status"))
-        out.append(LedgerEntry(entry_id=str(entry or ""), vendor=str(pick(low, "vendor_name", "vendor", "supplier") or ""),
-                               number=str(number or ""), amount=_float(amt), date=str(pick(low, "date") or ""),
-                               account=norm_account(pick(low, "iban", "account") or ""), raw=low,
-                               cancelled=bool(re.search(r"credit|cancel|void|revers", kind, re.I))))
+        out.append(
+            LedgerEntry(
+                entry_id=str(entry or ""),
+                vendor=str(pick(low, "vendor_name", "vendor", "supplier") or ""),
+                number=str(number or ""),
+                amount=_float(amt),
+                date=str(pick(low, "date") or ""),
+                account=norm_account(pick(low, "iban", "account") or ""),
+                raw=low,
+                cancelled=bool(re.search(r"credit|cancel|void|revers", kind, re.I)),
+            )
+        )
     return out
 
 
@@ -211,8 +226,14 @@ def order_lines(doc: APInput) -> tuple[str, list[OrderLine]]:
         qty = pick(rec, "quantity_received", "received", "quantity", "qty")
         line = pick(rec, "po_line", "line")
         if qty is not None and (isinstance(desc, str) or line is not None):
-            lines.append(OrderLine(str(desc or ""), _float(qty), _float(pick(rec, "unit_price", "price")),
-                                   str(line if line is not None else "")))
+            lines.append(
+                OrderLine(
+                    str(desc or ""),
+                    _float(qty),
+                    _float(pick(rec, "unit_price", "price")),
+                    str(line if line is not None else ""),
+                )
+            )
     return number, lines
 
 
@@ -241,8 +262,15 @@ def mails(doc: APInput) -> list[Mail]:
                 parts.append(str(part.get_content()))
             except (LookupError, ValueError):
                 parts.append(part.get_payload(decode=True).decode("utf-8", "replace"))  # type: ignore[union-attr]
-    return [Mail(sender=sender.lower(), display=display, reply_to=reply.lower(), subject=str(msg.get("Subject", "")),
-                 body="\n".join(parts))]
+    return [
+        Mail(
+            sender=sender.lower(),
+            display=display,
+            reply_to=reply.lower(),
+            subject=str(msg.get("Subject", "")),
+            body="\n".join(parts),
+        )
+    ]
 
 
 def policy_thresholds(doc: APInput) -> dict[str, float]:

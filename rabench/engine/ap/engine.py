@@ -102,7 +102,8 @@ async def analyse_bundle(request: APRequest, read: Reader = default_reader) -> A
         fields={k: APField(value=v.value, evidence=_evidence(subject.name, v)) for k, v in fields.items()},  # type: ignore[misc]
         reason_codes=sorted(f.codes),  # type: ignore[arg-type]
         discrepancies=sorted(f.discrepancies),  # type: ignore[arg-type]
-        duplicate_links=f.duplicate_links, campaign_links=f.campaign_links,
+        duplicate_links=f.duplicate_links,
+        campaign_links=f.campaign_links,
         probabilities=dict(probs),  # type: ignore[arg-type]
         notes=f.notes,
     )

@@ -69,9 +69,21 @@ def image_lines(path: str) -> list[Line]:
 
 # --- labels as printed, five languages plus common variants -------------------------------
 LABELS: dict[str, tuple[str, ...]] = {
-    "invoice_number": ("invoice no", "invoice number", "invoice #", "rechnungsnr", "rechnungsnummer", "facture n",
-                       "factura n", "factuurnummer", "credit note no", "gutschrift-nr", "avoir n", "rectificativa n",
-                       "creditnota nr"),
+    "invoice_number": (
+        "invoice no",
+        "invoice number",
+        "invoice #",
+        "rechnungsnr",
+        "rechnungsnummer",
+        "facture n",
+        "factura n",
+        "factuurnummer",
+        "credit note no",
+        "gutschrift-nr",
+        "avoir n",
+        "rectificativa n",
+        "creditnota nr",
+    ),
     "invoice_date": ("invoice date", "rechnungsdatum", "date de facture", "fecha de factura", "factuurdatum", "date"),
     "due_date": ("due date", "fällig am", "échéance", "vencimiento", "vervaldatum"),
     "po_number": ("po number", "purchase order", "bestellnummer", "bon de commande", "pedido n", "inkoopordernr"),
@@ -146,7 +158,7 @@ def _labelled(rows: list[list[Line]], field: str) -> tuple[str, Box] | None:
                 t = fold(ln.text)
                 if not t.startswith(label) or (field == "tax" and "total" in t):
                     continue
-                rest = ln.text[len(label):].strip(" :.#°º")
+                rest = ln.text[len(label) :].strip(" :.#°º")
                 if k + 1 < len(row):
                     nxt = row[-1] if field in ("subtotal", "tax", "total") else row[k + 1]
                     return nxt.text.strip(), nxt.box

@@ -12,8 +12,16 @@ from rabench.engine.dupes.store import DuplicateStore, MemoryStore, SqliteStore
 from rabench.engine.signals import Signal
 
 __all__ = [
-    "DuplicateStore", "Fingerprint", "Match", "MemoryStore", "SqliteStore",
-    "decide", "duplicate_signal", "hamming", "make_fingerprint", "phash",
+    "DuplicateStore",
+    "Fingerprint",
+    "Match",
+    "MemoryStore",
+    "SqliteStore",
+    "decide",
+    "duplicate_signal",
+    "hamming",
+    "make_fingerprint",
+    "phash",
 ]
 
 _KIND_TEXT = {
@@ -26,7 +34,9 @@ _KIND_TEXT = {
 def duplicate_signal(match: Match) -> Signal:
     """A proof: this receipt was submitted before, as ``match.ref``."""
     return Signal(
-        "dupes.match", "proof",
+        "dupes.match",
+        "proof",
         f"Submitted before as {match.ref}: {_KIND_TEXT[match.kind]} ({match.kind} match, score {match.score:.2f}; {match.detail})",
-        proof_type="duplicate_match", value=match.score,
+        proof_type="duplicate_match",
+        value=match.score,
     )

@@ -64,7 +64,9 @@ def cents(value: float | None) -> int | None:
     return None if value is None else int(round(value * 100))
 
 
-def make_fingerprint(file_bytes: bytes, image: Image.Image, fields: Fields, line_items: list[LineItem] | None) -> Fingerprint:
+def make_fingerprint(
+    file_bytes: bytes, image: Image.Image, fields: Fields, line_items: list[LineItem] | None
+) -> Fingerprint:
     """Fingerprint one submission: ``image`` is the receipt as checked (upright), ``fields`` what was read."""
     items = tuple(sorted(c for c in (cents(li.total) for li in line_items or []) if c is not None and c != 0))
     return Fingerprint(
@@ -117,8 +119,9 @@ def normalise(image: Image.Image) -> np.ndarray:
     ink = _ink_mask(a)
     angle = _skew(ink)
     if angle:
-        img = Image.fromarray(a.astype(np.uint8)).rotate(angle, resample=Image.Resampling.BILINEAR,
-                                                          expand=True, fillcolor=int(np.median(a)))
+        img = Image.fromarray(a.astype(np.uint8)).rotate(
+            angle, resample=Image.Resampling.BILINEAR, expand=True, fillcolor=int(np.median(a))
+        )
         a = np.asarray(img, dtype=np.float32)
         ink = _ink_mask(a)
     return _crop_to_ink(a, ink, edges=photo)
@@ -126,7 +129,9 @@ def normalise(image: Image.Image) -> np.ndarray:
 
 def phash(image: Image.Image) -> int:
     a = normalise(image)
-    small = np.asarray(Image.fromarray(a.astype(np.uint8)).resize((HASH_PX, HASH_PX), Image.Resampling.BOX), dtype=np.float64)
+    small = np.asarray(
+        Image.fromarray(a.astype(np.uint8)).resize((HASH_PX, HASH_PX), Image.Resampling.BOX), dtype=np.float64
+    )
     coeffs = (_DCT @ small @ _DCT.T)[:8, :8].ravel()
     med = np.median(coeffs[1:])
     bits = coeffs > med

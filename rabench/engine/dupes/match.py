@@ -108,12 +108,21 @@ def decide(new: Fingerprint, old: Fingerprint, old_ref: str) -> Match | None:
     parts = ", ".join(c.agree)
     if c.merchant == "agree" and len(c.agree) >= 3 and unique:
         compared = len(c.agree) + len(c.conflict_weak) + 1
-        return Match(old_ref, "text", round((len(c.agree) + 1) / compared, 3),
-                     f"same merchant and {parts}; image distance {c.distance}/64")
-    limit = PHASH_MAX if (new.receipt_number or len(new.items) >= 2) and (old.receipt_number or len(old.items) >= 2) else PHASH_STRICT
+        return Match(
+            old_ref,
+            "text",
+            round((len(c.agree) + 1) / compared, 3),
+            f"same merchant and {parts}; image distance {c.distance}/64",
+        )
+    limit = (
+        PHASH_MAX
+        if (new.receipt_number or len(new.items) >= 2) and (old.receipt_number or len(old.items) >= 2)
+        else PHASH_STRICT
+    )
     if c.distance <= limit and len(c.agree) >= 2:
-        return Match(old_ref, "perceptual", round(1 - c.distance / 64, 3),
-                     f"image distance {c.distance}/64 and the same {parts}")
+        return Match(
+            old_ref, "perceptual", round(1 - c.distance / 64, 3), f"image distance {c.distance}/64 and the same {parts}"
+        )
     return None
 
 

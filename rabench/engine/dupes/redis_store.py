@@ -49,7 +49,9 @@ local function add()
 end
 """
 
-_LOOKUP = _ADD + """
+_LOOKUP = (
+    _ADD
+    + """
 local seen, ids, lens = {}, {}, {}
 for i = 3, #KEYS do
   local n = redis.call('LLEN', KEYS[i])
@@ -76,15 +78,19 @@ for start = 1, #ids, 1000 do
 end
 return {0, lens, blobs}
 """
+)
 
 # ARGV[4..] = the list lengths the lookup saw, one per index list.
-_COMMIT = _ADD + """
+_COMMIT = (
+    _ADD
+    + """
 for i = 3, #KEYS do
   if redis.call('LLEN', KEYS[i]) ~= tonumber(ARGV[i + 1]) then return 0 end
 end
 add()
 return 1
 """
+)
 
 _ENTRY = msgspec.msgpack.Encoder()
 _DECODE = msgspec.msgpack.Decoder(tuple[str, Fingerprint])

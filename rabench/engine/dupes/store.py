@@ -148,9 +148,21 @@ class SqliteStore:
                 match = _choose(fp, ref, [(r[0], _row_fp(r)) for r in rows])
                 db.execute(
                     f"INSERT INTO fingerprints ({_COLS}, added_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (ref, fp.sha256, _signed(fp.phash), fp.merchant, fp.date, fp.total, fp.subtotal,
-                     fp.tax_total, fp.receipt_number, json.dumps(list(fp.items)), fp.version, fp.pixels,
-                     time.time()),
+                    (
+                        ref,
+                        fp.sha256,
+                        _signed(fp.phash),
+                        fp.merchant,
+                        fp.date,
+                        fp.total,
+                        fp.subtotal,
+                        fp.tax_total,
+                        fp.receipt_number,
+                        json.dumps(list(fp.items)),
+                        fp.version,
+                        fp.pixels,
+                        time.time(),
+                    ),
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -161,6 +173,15 @@ class SqliteStore:
 
 def _row_fp(r: tuple) -> Fingerprint:
     return Fingerprint(
-        sha256=r[1], phash=_unsigned(r[2]), merchant=r[3], date=r[4], total=r[5], subtotal=r[6],
-        tax_total=r[7], receipt_number=r[8], items=tuple(json.loads(r[9])), version=r[10], pixels=r[11],
+        sha256=r[1],
+        phash=_unsigned(r[2]),
+        merchant=r[3],
+        date=r[4],
+        total=r[5],
+        subtotal=r[6],
+        tax_total=r[7],
+        receipt_number=r[8],
+        items=tuple(json.loads(r[9])),
+        version=r[10],
+        pixels=r[11],
     )

@@ -44,7 +44,9 @@ def main(argv: list[str]) -> int:
             gen[1] += m is not None
         if m is not None and not c.get("lineage"):
             print("false match:", c["id"], m)
-    print(f"recall {rec[1]}/{rec[0]}; false matches: hard negatives {hard[1]}/{hard[0]}, other genuine {gen[1]}/{gen[0]}")
+    print(
+        f"recall {rec[1]}/{rec[0]}; false matches: hard negatives {hard[1]}/{hard[0]}, other genuine {gen[1]}/{gen[0]}"
+    )
     print("by transform and match kind:", dict(kinds))
     return 0
 

@@ -32,8 +32,13 @@ _SYMBOLS = (
     r"|(?<![A-Za-z])(?:RM|Rp|Rs)|円|원|元)"
 )
 _AMOUNT_RE = re.compile(
-    r"(?P<neg1>[-−–(])?(?:(?P<sym1>" + _SYMBOLS + r")\s?)?(?P<neg2>[-−–])?" + _NUMBER
-    + r"(?:\s?(?P<sym2>" + _SYMBOLS + r"))?(?P<neg3>-(?!\d)|\))?(?![\d%])"
+    r"(?P<neg1>[-−–(])?(?:(?P<sym1>"
+    + _SYMBOLS
+    + r")\s?)?(?P<neg2>[-−–])?"
+    + _NUMBER
+    + r"(?:\s?(?P<sym2>"
+    + _SYMBOLS
+    + r"))?(?P<neg3>-(?!\d)|\))?(?![\d%])"
 )
 
 
@@ -109,8 +114,13 @@ def parse_number(num: str, *, minor_units: int = 2) -> tuple[Decimal, int] | Non
             return None
         pieces = re.split(r"[^\d]", int_part)
         # (or India's lakh and crore grouping, "1,23,456.00": pairs of digits above the last three)
-        lakh = chars == {","} and len(pieces) >= 3 and len(pieces[0]) <= 2 and len(pieces[-1]) == 3 and all(
-            len(p) == 2 for p in pieces[1:-1])
+        lakh = (
+            chars == {","}
+            and len(pieces) >= 3
+            and len(pieces[0]) <= 2
+            and len(pieces[-1]) == 3
+            and all(len(p) == 2 for p in pieces[1:-1])
+        )
         if not lakh and (len(pieces[0]) > 3 or any(len(p) != 3 for p in pieces[1:])):
             return None
     digits = re.sub(r"\D", "", int_part)
@@ -148,14 +158,20 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         # a till's tax code glued to the price ("41.07T", "190.00SR", "1,99A") is not a unit
         tax_code = bool(re.match(r"[A-Z]{1,3}(?=\s|$|\*)", text[end:])) and bool(re.search(r"[.,]\d{2}$", num))
         # "Total:$8.20", not "10:30"; also a label whose last "l" OCR read as "1" ("Tota1:193.35", "Subtota1:9.00")
-        label_colon = before == ":" and (start < 2 or not text[start - 2].isdigit() or (
-            text[start - 2] == "1" and start >= 3 and text[start - 3].isalpha()))
+        label_colon = before == ":" and (
+            start < 2
+            or not text[start - 2].isdigit()
+            or (text[start - 2] == "1" and start >= 3 and text[start - 3].isalpha())
+        )
         lettered = (m.group("sym1") or "")[:1].isalpha()  # "EinzelpreisEUR23,49": a code glued to its label
-        if (before.isalnum() and not glued_symbol and not (lettered and before.isalpha())) or (before in ".,:/" and not label_colon) or after in ":/" or (
-            after.isalpha() and after not in "kKx" and not tax_code
+        if (
+            (before.isalnum() and not glued_symbol and not (lettered and before.isalpha()))
+            or (before in ".,:/" and not label_colon)
+            or after in ":/"
+            or (after.isalpha() and after not in "kKx" and not tax_code)
         ):
             continue
-        if text[end:end + 2][:1] == "-" and text[end + 1:end + 2].isdigit():
+        if text[end : end + 2][:1] == "-" and text[end + 1 : end + 2].isdigit():
             continue  # "2-21-1": part of an address or a reference
         if re.search(r"[ \u00a0\u202f]", num):
             # "1 234,56": only as the last thing in the text, not after "2 x" or another number
@@ -189,4 +205,3 @@ def find_amounts(text: str, *, minor_units: int = 2, allow_integers: bool | None
         v = float(-value if negative else value)
         out.append(Amount(value=v, text=m.group(0).strip(), start=start, end=end, decimals=decimals))
     return out
-

@@ -47,8 +47,29 @@ class CurrencyInfo:
 
 # (every euro country: a printed "EUR" with no other cue is judged by the rates of all of them, so a
 # Croatian 25 % is not "not charged" in a euro area without Croatia)
-_EURO_AREA = ("DE", "FR", "ES", "IT", "NL", "AT", "BE", "PT", "IE", "FI", "GR", "LU", "HR", "SK", "SI", "EE", "LV",
-              "LT", "CY", "MT", "BG")
+_EURO_AREA = (
+    "DE",
+    "FR",
+    "ES",
+    "IT",
+    "NL",
+    "AT",
+    "BE",
+    "PT",
+    "IE",
+    "FI",
+    "GR",
+    "LU",
+    "HR",
+    "SK",
+    "SI",
+    "EE",
+    "LV",
+    "LT",
+    "CY",
+    "MT",
+    "BG",
+)
 
 CURRENCIES: dict[str, CurrencyInfo] = {
     c.code: c
@@ -96,10 +117,25 @@ _ALIAS = {"RMB": "CNY", "NTD": "TWD"}
 _PRINTED: list[tuple[re.Pattern[str], str, float]] = [
     *[(re.compile(rf"(?<![A-Za-z]){code}(?![A-Za-z])"), _ALIAS.get(code, code), 1.0) for code in _ISO],
     *[(re.compile(rf"(?<![A-Za-z]){code}[ ]?(?={_NUM})|(?<=\d)[ ]?{code}(?![A-Za-z])"), code, 1.0) for code in _ISO],
-    *[(re.compile(rf"(?<![A-Za-z]){code}[ ]?(?=\d)|(?<=\d)[ ]?{code}(?![A-Za-z])"), code, 2.0) for code in ("MAD", "TRY")],
-    *[(re.compile(re.escape(sym)), code, 2.0) for sym, code in {
-        "€": "EUR", "£": "GBP", "₹": "INR", "₩": "KRW", "원": "KRW", "円": "JPY", "₺": "TRY", "฿": "THB",
-        "₱": "PHP", "₫": "VND"}.items()],
+    *[
+        (re.compile(rf"(?<![A-Za-z]){code}[ ]?(?=\d)|(?<=\d)[ ]?{code}(?![A-Za-z])"), code, 2.0)
+        for code in ("MAD", "TRY")
+    ],
+    *[
+        (re.compile(re.escape(sym)), code, 2.0)
+        for sym, code in {
+            "€": "EUR",
+            "£": "GBP",
+            "₹": "INR",
+            "₩": "KRW",
+            "원": "KRW",
+            "円": "JPY",
+            "₺": "TRY",
+            "฿": "THB",
+            "₱": "PHP",
+            "₫": "VND",
+        }.items()
+    ],
     (re.compile(r"(?<![A-Za-z])(?:US\$|USD\$)"), "USD", 2.0),
     (re.compile(r"(?<![A-Za-z])(?:C|CA|CAD)\$"), "CAD", 2.0),
     (re.compile(r"(?<![A-Za-z])(?:A|AU|AUD)\$"), "AUD", 2.0),
@@ -155,9 +191,22 @@ COUNTRY_MARGIN = 1.0  # ... and lead the next currency by this much
 COUNTRY_NARROWS = 1.0  # a shared sign's currency is chosen by country when its score reaches this
 SUPPORT_SHARE = 0.3  # countries within this share of the top score are supported too
 
-_LANGUAGE_CURRENCY = {"de": "EUR", "fr": "EUR", "es": "EUR", "it": "EUR", "nl": "EUR", "pt": "EUR",
-                      "ja": "JPY", "zh": "CNY", "ko": "KRW", "sv": "SEK", "no": "NOK", "da": "DKK", "pl": "PLN",
-                      "cs": "CZK"}
+_LANGUAGE_CURRENCY = {
+    "de": "EUR",
+    "fr": "EUR",
+    "es": "EUR",
+    "it": "EUR",
+    "nl": "EUR",
+    "pt": "EUR",
+    "ja": "JPY",
+    "zh": "CNY",
+    "ko": "KRW",
+    "sv": "SEK",
+    "no": "NOK",
+    "da": "DKK",
+    "pl": "PLN",
+    "cs": "CZK",
+}
 _SHARED_BY_LANGUAGE = {"kr": {"no": "NOK", "da": "DKK"}, "$": {"es": "MXN"}}
 
 
@@ -192,8 +241,11 @@ def _beside_amount(text: str, code: str) -> bool:
     """The code is printed beside an amount ("SEK 45,80", "45.80 EUR", "JPY 1200"), not only as a word."""
     if decimals_for(_ALIAS.get(code, code)) == 0:
         return bool(re.search(rf"(?<![A-Za-z]){code}[ :]*[-(]?\d|\d[ ]?{code}(?![A-Za-z])", text))
-    return bool(re.search(rf"(?<![A-Za-z]){code}[ :]*[-(]?\d[\d.,']*[.,]\d{{2}}(?!\d)|\d[.,]\d{{2}}[ ]?{code}(?![A-Za-z])",
-                          text))
+    return bool(
+        re.search(
+            rf"(?<![A-Za-z]){code}[ :]*[-(]?\d[\d.,']*[.,]\d{{2}}(?!\d)|\d[.,]\d{{2}}[ ]?{code}(?![A-Za-z])", text
+        )
+    )
 
 
 def _word_only_codes(text: str, printed: dict[str, float]) -> set[str]:
@@ -252,11 +304,17 @@ def read_currency(text: str, language: str | None = None) -> CurrencyReading:
     if printed:
         # a code printed only as a word yields to what the country cues decide for another currency
         ranked_cues = sorted(by_currency.items(), key=lambda kv: -kv[1])
-        if ranked_cues and ranked_cues[0][1] >= COUNTRY_DECIDES and (
-                len(ranked_cues) == 1 or ranked_cues[0][1] - ranked_cues[1][1] >= COUNTRY_MARGIN):
+        if (
+            ranked_cues
+            and ranked_cues[0][1] >= COUNTRY_DECIDES
+            and (len(ranked_cues) == 1 or ranked_cues[0][1] - ranked_cues[1][1] >= COUNTRY_MARGIN)
+        ):
             decided = ranked_cues[0][0]
-            printed = {c: v for c, v in printed.items()
-                       if c == decided or by_currency.get(c, 0.0) > 0 or c not in _word_only_codes(text, printed)}
+            printed = {
+                c: v
+                for c, v in printed.items()
+                if c == decided or by_currency.get(c, 0.0) > 0 or c not in _word_only_codes(text, printed)
+            }
     if printed:
         code = max(printed, key=lambda c: (printed[c], by_currency.get(c, 0.0)))
         return result(code, "printed")
@@ -266,8 +324,10 @@ def read_currency(text: str, language: str | None = None) -> CurrencyReading:
         for c in codes:
             boosted[c] = boosted.get(c, 0.0) + SHARED_BONUS
     ranked = sorted(boosted.items(), key=lambda kv: -kv[1])
-    if ranked and ranked[0][1] >= COUNTRY_DECIDES and (
-        len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= COUNTRY_MARGIN
+    if (
+        ranked
+        and ranked[0][1] >= COUNTRY_DECIDES
+        and (len(ranked) == 1 or ranked[0][1] - ranked[1][1] >= COUNTRY_MARGIN)
     ):
         code = ranked[0][0]
         return result(code, "country" if by_currency.get(code, 0.0) > 0 else "shared_symbol")

@@ -31,8 +31,7 @@ for _num, _names in enumerate(
         # (then Portuguese, Scandinavian, Polish, Czech, Indonesian, Malay and Turkish names and the short
         # forms tills print: "14 avr. 2023", "14. Mär. 2023", "14 mag 2023", "14 de março de 2023",
         # "14 augusti 2023", "14 Agu 2023", "14 Disember 2023", "14 Ekim 2023")
-        "january jan janvier janv januar jän jaen enero ene gennaio gen januari 1月"
-        " janeiro stycznia ledna ocak",
+        "january jan janvier janv januar jän jaen enero ene gennaio gen januari 1月 janeiro stycznia ledna ocak",
         "february feb février fevrier févr fevr februar febrero febbraio februari"
         " fevereiro lutego února unora şubat subat",
         "march mar mars märz maerz marz marzo mrt maart mär mrz março marco marts marca března brezna mac mart",
@@ -102,6 +101,7 @@ def _mend(text: str) -> str:
 
     return _DAMAGED_DATE.sub(fix, text)
 
+
 _TIME = re.compile(r"(?<![\d.,])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?:\s?[ap]\.?m\.?)?(?![\d.,]?\d)", re.I)
 _TIME_THEN_DATE = re.compile(r"(\d{1,2}:\d{2}(?::\d{2})?(?:[ap]m?)?)(?=\d{1,2}[./\-]\d{1,2}[./\-]\d{2})", re.I)
 _OTHER_PURPOSE = re.compile(
@@ -116,11 +116,10 @@ _ERA_START = {"令和": 2018, "平成": 1988}
 _ERA_CJK = re.compile(r"(令和|平成)\s*(元|\d{1,2})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 # the year group may run on into a glued time ("30 Dec 1718:40:57", "05Jan201712:41pm"): see _year_and_time
 _DMONY = re.compile(
-    r"(?<!\d)(?<!\d:)(\d{1,2})\.?[\s/-]*(?:de\s+)?(" + _MONTH_RE + r")(?![a-z])\.?,?[\s/-]*(?:de\s+)?'?(\d{2,6})(?!\d)", re.I
+    r"(?<!\d)(?<!\d:)(\d{1,2})\.?[\s/-]*(?:de\s+)?(" + _MONTH_RE + r")(?![a-z])\.?,?[\s/-]*(?:de\s+)?'?(\d{2,6})(?!\d)",
+    re.I,
 )
-_MONDY = re.compile(
-    r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4,6})(?!\d)", re.I
-)
+_MONDY = re.compile(r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4,6})(?!\d)", re.I)
 # A till's transaction code with the date run into it, then the time ("0044001003625032018 13:11:54"):
 # read only when nothing else on the receipt is a date, and never as the base of a proof
 _GLUED_CODE_DATE = re.compile(r"(?<!\d)\d*?(\d{8})\s{0,2}(?=(?:[01]?\d|2[0-3]):[0-5]\d)")
@@ -132,7 +131,10 @@ _GLUED_NUMERIC_DATE = re.compile(r"(?<=\d)(\d{2})([./-])(\d{2})\2(\d{2}|\d{4})(?
 # The restaurant tills' "Aug23'19 12:07PM", "Jan21'1708:56P", and with the apostrophe lost and the
 # time glued on, "Jun221807:59PM" (June 22nd '18 at 07:59): month, day, two-digit year
 _MONDY_SHORT = re.compile(
-    r"(?<![A-Za-z])(" + _MONTH_RE + r")\.?\s?(\d{1,2})\s?(['’‘`´°\u201d\u201c])?\s?(\d{2}|\d{3,4}(?=:[0-5]\d))(?![\d.,/-]?\d)", re.I
+    r"(?<![A-Za-z])("
+    + _MONTH_RE
+    + r")\.?\s?(\d{1,2})\s?(['’‘`´°\u201d\u201c])?\s?(\d{2}|\d{3,4}(?=:[0-5]\d))(?![\d.,/-]?\d)",
+    re.I,
 )
 _DATE_LABEL = re.compile(r"(?<![a-z])(date|datum|fecha|data|le|dated|issued|ausgestellt)(?![a-z])|日付", re.I)
 MAX_YEAR = dt.date.today().year + 5  # a receipt is not printed decades ahead
@@ -199,7 +201,10 @@ def _context(text: str, start: int, end: int) -> tuple[bool, bool]:
 
 
 def parse_dates(
-    rows: list[str], *, language: str | None = None, country_order: str | None = None,
+    rows: list[str],
+    *,
+    language: str | None = None,
+    country_order: str | None = None,
     header_rows: int = 0,
 ) -> list[DateCandidate]:
     """Every date printed on the receipt, with the numeric ones resolved by evidence.
@@ -217,8 +222,9 @@ def parse_dates(
 
         def cand(iso: str, m: re.Match[str], unambiguous: bool, glued_time: bool = False) -> DateCandidate:
             glued, timed = _context(text, m.start(), m.end())
-            return DateCandidate(iso, m.group(0), i, unambiguous, labelled, timed or glued_time,
-                                 header and not glued, other)
+            return DateCandidate(
+                iso, m.group(0), i, unambiguous, labelled, timed or glued_time, header and not glued, other
+            )
 
         for m in _YMD_CJK.finditer(text):
             iso = _valid(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -230,17 +236,17 @@ def parse_dates(
             if iso:
                 named.append(cand(iso, m, True))
         for m in _DMONY.finditer(text):
-            split = _year_and_time(m.group(3), text[m.end():])
+            split = _year_and_time(m.group(3), text[m.end() :])
             iso = split and _valid(_year(split[0]), MONTHS[m.group(2).lower()], int(m.group(1)))
             if iso and split:
                 named.append(cand(iso, m, len(split[0]) == 4, glued_time=split[1]))
         for m in _MONDY.finditer(text):
-            split = _year_and_time(m.group(3), text[m.end():])
+            split = _year_and_time(m.group(3), text[m.end() :])
             iso = split and len(split[0]) == 4 and _valid(int(split[0]), MONTHS[m.group(1).lower()], int(m.group(2)))
             if iso:
                 named.append(cand(iso, m, True, glued_time=bool(split and split[1])))
         for m in _MONDY_SHORT.finditer(text):
-            run, after = m.group(4), text[m.end():]
+            run, after = m.group(4), text[m.end() :]
             if len(run) > 2:  # year then the hour: "1807" + ":59"
                 year, glued_time = run[:2], True
                 if int(run[2:]) > 23:
@@ -254,7 +260,7 @@ def parse_dates(
                 named.append(cand(iso, m, False, glued_time=glued_time))
         for m in _NUMERIC.finditer(text):
             a, sep, b, c = m.groups()
-            split = _year_and_time(c, text[m.end():])
+            split = _year_and_time(c, text[m.end() :])
             if split is None:
                 continue
             year, glued_time = split
@@ -264,8 +270,18 @@ def parse_dates(
             readings = numeric_orders(a, b, year)
             if readings:
                 printed = f"{a}{sep}{b}{sep}{year}"
-                numeric.append((i, printed, readings, labelled, timed or glued_time, header and not glued, other,
-                                len(year) == 4 or len(a) == 4))
+                numeric.append(
+                    (
+                        i,
+                        printed,
+                        readings,
+                        labelled,
+                        timed or glued_time,
+                        header and not glued,
+                        other,
+                        len(year) == 4 or len(a) == 4,
+                    )
+                )
 
     # Evidence from the document: orders forced by some date's components.
     forced = {next(iter(r)) for _, _, r, *_ in numeric if len(r) == 1}
@@ -293,8 +309,9 @@ def parse_dates(
             # another date on the receipt fixing the order counts as the text itself
             settled = same or forced_by_document
             earliest = min(v for k, v in readings.items() if k in ("DMY", "MDY"))
-            out.append(DateCandidate(iso, text, i, settled and four_digit_year, labelled, timed, header, other,
-                                     earliest))
+            out.append(
+                DateCandidate(iso, text, i, settled and four_digit_year, labelled, timed, header, other, earliest)
+            )
     if not out:
         out = _dates_in_codes(rows, preferred)
     out.sort(key=lambda c: c.row)
@@ -308,8 +325,14 @@ def _dates_in_codes(rows: list[str], preferred: str) -> list[DateCandidate]:
     for i, text in enumerate(rows):
         for m in _GLUED_CODE_DATE.finditer(text):
             d8 = m.group(1)
-            readings = {iso for iso in (_valid(int(d8[4:]), int(d8[2:4]), int(d8[:2])),
-                                        _valid(int(d8[:4]), int(d8[4:6]), int(d8[6:]))) if iso}
+            readings = {
+                iso
+                for iso in (
+                    _valid(int(d8[4:]), int(d8[2:4]), int(d8[:2])),
+                    _valid(int(d8[:4]), int(d8[4:6]), int(d8[6:])),
+                )
+                if iso
+            }
             if len(readings) == 1:
                 out.append(DateCandidate(readings.pop(), d8, i, False))
         for m in _GLUED_NUMERIC_DATE.finditer(text):

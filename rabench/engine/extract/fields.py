@@ -85,8 +85,11 @@ def _row_amount(row: Row, minor: int) -> Amount | None:
     if not found or (found[-1].decimals == 0 and minor == 2):
         m = _SPLIT_AMOUNT.search(row.text) if minor == 2 else None
         # (not the tail of a registration number: "VAT NO: GB 220 4302 31")
-        if m and row_kind(row.text[: m.start()]) in ("total", "subtotal", "tax") and not re.search(
-                r"\d[\s.-]*$", row.text[: m.start()]):
+        if (
+            m
+            and row_kind(row.text[: m.start()]) in ("total", "subtotal", "tax")
+            and not re.search(r"\d[\s.-]*$", row.text[: m.start()])
+        ):
             value = float(f"{m.group('int')}.{m.group('dec')}")
             return Amount(value=value, text=m.group(0).strip(), start=m.start(), end=m.end(), decimals=2)
     if not found:
@@ -110,7 +113,7 @@ def _amount_only(row: Row, minor: int) -> bool:
     found = find_amounts(row.text, minor_units=minor)
     if len(found) != 1 or (minor and not found[0].decimals):
         return False
-    rest = row.text[: found[0].start] + " " + row.text[found[0].end:]
+    rest = row.text[: found[0].start] + " " + row.text[found[0].end :]
     return bool(_ONLY_SYMBOLS.match(rest))
 
 
@@ -191,7 +194,7 @@ def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
                     continue
                 if re.fullmatch(r"[a-z]*[01][a-z01]*", ident) and sum(ch.isalpha() for ch in ident) >= 3:
                     continue  # a word with OCR's zero or one: "DOCUMENT0 COMMERCIALE" is not document no. "UMENT0"
-                prefix = s[max(0, m.start() - 12): m.start("id")]
+                prefix = s[max(0, m.start() - 12) : m.start("id")]
                 if _NOT_RECEIPT_NO.search(prefix):
                     continue
                 if re.fullmatch(r"\d{1,2}[./-]\d{1,2}[./-]\d{2,4}", ident) or re.fullmatch(r"\d{1,2}:\d{2}", ident):
@@ -210,8 +213,8 @@ def _receipt_number(rows: list[Row]) -> tuple[str | None, int | None]:
 def _printed_span(original: str, folded: str, start: int, length: int) -> str:
     """The printed form of a span found in the folded text (folding can change lengths)."""
     if len(original) == len(folded):
-        return original[start: start + length]
-    return folded[start: start + length].upper()
+        return original[start : start + length]
+    return folded[start : start + length].upper()
 
 
 def _amount_doubts(rows: list[Row], used: dict[int, Amount], majority_mark: str | None) -> list[str]:
@@ -221,11 +224,11 @@ def _amount_doubts(rows: list[Row], used: dict[int, Amount], majority_mark: str 
     for i, a in sorted(used.items()):
         mark = _decimal_mark(a.text)
         if majority_mark and mark and mark != majority_mark:
-            out.append(f"\"{a.text}\" on row \"{rows[i].text.strip()}\" uses another decimal mark than the receipt")
-        elif re.search(r"\d[.,]\s+\d|\d\s+[.,]\s*\d", rows[i].text[max(0, a.start - 3): a.end + 3]):
-            out.append(f"a broken amount on row \"{rows[i].text.strip()}\"")
+            out.append(f'"{a.text}" on row "{rows[i].text.strip()}" uses another decimal mark than the receipt')
+        elif re.search(r"\d[.,]\s+\d|\d\s+[.,]\s*\d", rows[i].text[max(0, a.start - 3) : a.end + 3]):
+            out.append(f'a broken amount on row "{rows[i].text.strip()}"')
         elif a.decimals and not re.search(r"[.,]\d", a.text):
-            out.append(f"an amount without its decimal mark on row \"{rows[i].text.strip()}\"")
+            out.append(f'an amount without its decimal mark on row "{rows[i].text.strip()}"')
     return out
 
 
@@ -281,8 +284,12 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
         mark("subtotal", summary.subtotal_row, amounts[summary.subtotal_row])
     for i in summary.tax_rows:
         mark("tax_total", i, amounts[i])
-    for name, idx in (("tips", summary.tip_rows), ("discounts", summary.discount_rows),
-                      ("rounding", summary.rounding_rows), ("deposits", summary.deposit_rows)):
+    for name, idx in (
+        ("tips", summary.tip_rows),
+        ("discounts", summary.discount_rows),
+        ("rounding", summary.rounding_rows),
+        ("deposits", summary.deposit_rows),
+    ):
         for i in idx:
             _, conf = _amount_segment(rows[i], amounts[i])  # type: ignore[arg-type]
             field_confidence[name] = min(conf, field_confidence.get(name, 1.0))
@@ -292,8 +299,12 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
     if merchant_row is not None:
         mark("merchant", merchant_row)
 
-    dates = parse_dates(texts, language=language, country_order=country_date_order(currency),
-                        header_rows=min(first_amount, summary.first_summary))
+    dates = parse_dates(
+        texts,
+        language=language,
+        country_order=country_date_order(currency),
+        header_rows=min(first_amount, summary.first_summary),
+    )
     date_c: DateCandidate | None = pick_date(dates)
     if date_c is not None:
         mark("date", date_c.row)
@@ -314,10 +325,20 @@ def extract_fields(rows: list[Row], *, ocr: bool | None = None) -> Extraction:
     for i in reading.qty_rows:
         mark("line_items", i)
 
-    used = {i: amounts[i] for i in [*reading.rows, *summary.tax_rows, *summary.tip_rows, *summary.discount_rows,
-                                    *summary.rounding_rows, *summary.deposit_rows, summary.total_row,
-                                    summary.subtotal_row]
-            if i is not None and amounts[i] is not None}
+    used = {
+        i: amounts[i]
+        for i in [
+            *reading.rows,
+            *summary.tax_rows,
+            *summary.tip_rows,
+            *summary.discount_rows,
+            *summary.rounding_rows,
+            *summary.deposit_rows,
+            summary.total_row,
+            summary.subtotal_row,
+        ]
+        if i is not None and amounts[i] is not None
+    }
     marks = [m for m in (_decimal_mark(a.text) for a in amounts if a is not None and a.decimals) if m]
     majority = max(set(marks), key=marks.count) if marks and minor > 0 else None
     doubts = [*reading.doubts, *summary.doubts, *_amount_doubts(rows, used, majority)]  # type: ignore[arg-type]

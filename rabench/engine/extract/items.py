@@ -62,8 +62,11 @@ def _printed_count(rows: list[Row], kinds: list[str]) -> list[float]:
             COUNT_WORDS.search(s) and re.search(r"(?<![a-z])(total|count|anzahl|jumlah|no\.|number|summe)", s)
         ):
             continue
-        for m in re.finditer(r"(?:items?|item\(s\)|qty|qty\(s\)|quantity|count|artikel|anzahl|pcs|stuck)\s*[:.]?\s*"
-                             r"(\d{1,3}(?:[.,]0{1,3})?)(?![\d.,]*\d)", s):
+        for m in re.finditer(
+            r"(?:items?|item\(s\)|qty|qty\(s\)|quantity|count|artikel|anzahl|pcs|stuck)\s*[:.]?\s*"
+            r"(\d{1,3}(?:[.,]0{1,3})?)(?![\d.,]*\d)",
+            s,
+        ):
             counts.append(float(m.group(1).replace(",", ".")))
         m = re.match(r"^\s*\*?\s*(\d{1,3})\s+(?:items?|item\(s\)|artikel|articles?|pcs)", s)
         if m:
@@ -100,8 +103,10 @@ def _gaps(rows: list[Row], indexes: list[int]) -> list[str]:
     out = []
     for k, step in enumerate(steps):
         if step > max(1.8 * pitch, 2.2 * height):
-            out.append(f"a gap between rows \"{rows[boxes[k][0]].text.strip()}\" and "
-                       f"\"{rows[boxes[k + 1][0]].text.strip()}\" where a line may be unread")
+            out.append(
+                f'a gap between rows "{rows[boxes[k][0]].text.strip()}" and '
+                f'"{rows[boxes[k + 1][0]].text.strip()}" where a line may be unread'
+            )
     return out
 
 
@@ -154,13 +159,16 @@ def read_items(
                 qty_rows.append(i)
                 zone_rows.append(i)
                 continue
-            doubts.append(f"a unit-price line \"{text}\" with no item above it")
+            doubts.append(f'a unit-price line "{text}" with no item above it')
             continue
         if a is None:
-            if i not in skip and kinds[i] == "none" and re.search(r"\d[.,]\d{2}(?!\d)", text) and not re.search(
-                r"\d{1,2}[./-]\d{1,2}[./-]\d{2}", text
+            if (
+                i not in skip
+                and kinds[i] == "none"
+                and re.search(r"\d[.,]\d{2}(?!\d)", text)
+                and not re.search(r"\d{1,2}[./-]\d{1,2}[./-]\d{2}", text)
             ):
-                doubts.append(f"a row with a price the reader could not place: \"{text}\"")
+                doubts.append(f'a row with a price the reader could not place: "{text}"')
             pending_desc = text if sum(ch.isalpha() for ch in text) >= 2 and i not in skip else None
             continue
         if kinds[i] in ("tip", "discount", "info", "rounding") or i in skip:
@@ -188,14 +196,17 @@ def read_items(
                 consumed.add(i + 1)
         pending_desc = None
         if item is None:
-            doubts.append(f"an amount row with no description: \"{text}\"")
+            doubts.append(f'an amount row with no description: "{text}"')
             continue
-        all_amounts = [x for x in find_amounts(row.text, minor_units=minor) if x.start < a.end
-                       and (minor > 0 or not x.text.isdigit())]  # "Room 140 - 2 nights": not prices
+        all_amounts = [
+            x
+            for x in find_amounts(row.text, minor_units=minor)
+            if x.start < a.end and (minor > 0 or not x.text.isdigit())
+        ]  # "Room 140 - 2 nights": not prices
         if len(all_amounts) >= 2 and not _prices_fit(all_amounts, item.quantity):
-            doubts.append(f"several prices on one row: \"{text}\"")
+            doubts.append(f'several prices on one row: "{text}"')
         elif minor > 0 and len(_PRICE_LIKE.findall(row.text)) > len(find_amounts(row.text, minor_units=minor)):
-            doubts.append(f"a price on the row \"{text}\" the reader could not read")
+            doubts.append(f'a price on the row "{text}" the reader could not read')
         items.append(item)
         item_rows.append(i)
     _attach_quantities(items, item_rows, pending_qty, rows, doubts, minor)
@@ -207,8 +218,10 @@ def read_items(
         n_rows = float(len(items))
         n_qty = sum((it.quantity if it.quantity and float(it.quantity).is_integer() else 1.0) for it in items)
         if not any(abs(c - n) < 0.01 for c in counts for n in (n_rows, n_qty)):
-            doubts.append(f"the receipt counts {', '.join(f'{c:g}' for c in counts)} items, the reader found "
-                          f"{len(items)} rows ({n_qty:g} pieces)")
+            doubts.append(
+                f"the receipt counts {', '.join(f'{c:g}' for c in counts)} items, the reader found "
+                f"{len(items)} rows ({n_qty:g} pieces)"
+            )
     return ItemReading(items, item_rows, qty_rows, doubts, item_count)
 
 
@@ -222,8 +235,12 @@ def _unit_price(text: str, minor: int) -> float | None:
 
 
 def _attach_quantities(
-    items: list[LineItem], item_rows: list[int], pending: list[tuple[int, float, float]], rows: list[Row],
-    doubts: list[str], minor: int,
+    items: list[LineItem],
+    item_rows: list[int],
+    pending: list[tuple[int, float, float]],
+    rows: list[Row],
+    doubts: list[str],
+    minor: int,
 ) -> None:
     """Give each "q x unit" row to the neighbouring item it prices: the item within two rows
     above or below whose amount is q x unit (layouts print it under or over the item); when
@@ -238,9 +255,9 @@ def _attach_quantities(
             k = fits[0]
         elif near:
             k = near[0]
-            doubts.append(f"a quantity line \"{rows[r].text.strip()}\" that prices neither item beside it")
+            doubts.append(f'a quantity line "{rows[r].text.strip()}" that prices neither item beside it')
         else:
-            doubts.append(f"a quantity line \"{rows[r].text.strip()}\" with no item beside it")
+            doubts.append(f'a quantity line "{rows[r].text.strip()}" with no item beside it')
             continue
         it = items[k]
         items[k] = LineItem(it.description, it.total, q, unit)
@@ -271,16 +288,16 @@ def _line_item(row: Row, amount: Amount, minor: int) -> LineItem | None:
         if m.group("p1"):
             found = find_amounts(m.group("p1"), minor_units=minor, allow_integers=True)
             unit = found[-1].value if found else None
-        label = label[: m.start()] + label[m.end():]
+        label = label[: m.start()] + label[m.end() :]
     # drop other printed prices from the description (not bare integers: "Room 316 - 4 nights")
     for a in reversed(find_amounts(label, minor_units=minor)):
         if a.decimals > 0 or not a.text.isdigit():
-            label = label[: a.start] + label[a.end:]
+            label = label[: a.start] + label[a.end :]
     desc = re.sub(r"\s{2,}", " ", label).strip(" .:-*#\t")
     lead = re.match(r"^(\d{1,3})\s*(?=[^\d\s.,])", desc)
     if lead and qty is None and not re.match(r"^\d{1,3}\s*(?:[a-z]{1,3}|%)(?![a-z])", desc, re.I):
         qty = float(lead.group(1))  # "2 Coffee  7.00", "3SABASHIOYAKI SET": a leading count
-        desc = desc[lead.end():]
+        desc = desc[lead.end() :]
     if sum(ch.isalpha() for ch in desc) < 2:
         return None
     return LineItem(description=desc.strip(), total=amount.value, quantity=qty, unit_price=unit)

@@ -136,8 +136,12 @@ def _only_amount(group: list[OcrLine]) -> bool:
 
 
 def _only_label(group: list[OcrLine]) -> bool:
-    return len(group) == 1 and not any(ch.isdigit() for ch in group[0].text[-4:]) and sum(
-        ch.isalpha() for ch in group[0].text) >= 2 or (len(group) == 1 and group[0].text.rstrip().endswith("%"))
+    return (
+        len(group) == 1
+        and not any(ch.isdigit() for ch in group[0].text[-4:])
+        and sum(ch.isalpha() for ch in group[0].text) >= 2
+        or (len(group) == 1 and group[0].text.rstrip().endswith("%"))
+    )
 
 
 def _pair_orphans(groups: list[list[OcrLine]]) -> list[list[OcrLine]]:

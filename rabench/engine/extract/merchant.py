@@ -97,8 +97,10 @@ def _is_name_row(row: Row) -> bool:
         return False
     if _CITY_STATE.match(text):
         return False
-    if re.search(r"\d{4,}", text) or _STREET.search(s) or (
-        re.search(r"^\s*\d+[a-z]?[ ,]", text, re.I) and not _LEGAL_FORM.search(text)
+    if (
+        re.search(r"\d{4,}", text)
+        or _STREET.search(s)
+        or (re.search(r"^\s*\d+[a-z]?[ ,]", text, re.I) and not _LEGAL_FORM.search(text))
     ):  # "99 SPEED MART S/B" is a name
         return False  # an address or a number line
     if re.fullmatch(r"[A-Za-z0-9]{4,10}", text) and digits >= 2:

@@ -62,4 +62,3 @@ def pdf_text_lines(path: Path | str | bytes, *, page_width_px: int | None = None
     finally:
         doc.close()
     return lines
-

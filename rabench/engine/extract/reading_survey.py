@@ -99,8 +99,14 @@ def _manifest_labels(folder: Path) -> dict[str, dict]:  # type: ignore[type-arg]
     return out
 
 
-def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: bool,
-           misses: str | None = None, reread: bool = True) -> dict[str, dict[str, list[int]]]:
+def survey(
+    folder: Path,
+    cache: Path | None,
+    holdout_from: int | None,
+    listing: bool,
+    misses: str | None = None,
+    reread: bool = True,
+) -> dict[str, dict[str, list[int]]]:
     import time
 
     from rabench.engine import ocr as ocr_mod
@@ -112,15 +118,21 @@ def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: 
     if (folder / "manifest.jsonl").is_file() and (folder / "files").is_dir():
         folder = folder / "files"
     keys = folder / "key"
-    images = sorted((folder / "img").glob("*.jpg")) if keys.is_dir() else sorted(
-        p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    images = (
+        sorted((folder / "img").glob("*.jpg"))
+        if keys.is_dir()
+        else sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    )
     labels = _manifest_labels(folder)
     parts: dict[str, dict[str, list[int]]] = {}
     for path in images:
         ident = path.stem
         digits = re.sub(r"\D", "", ident)
-        part = "all" if holdout_from is None or not digits else (
-            f"< {holdout_from}" if int(digits) < holdout_from else f">= {holdout_from}")
+        part = (
+            "all"
+            if holdout_from is None or not digits
+            else (f"< {holdout_from}" if int(digits) < holdout_from else f">= {holdout_from}")
+        )
         read = _ocr_lines(path, cache)
         rows = rows_from_ocr(read.lines)
         ex = extract_fields(rows)
@@ -128,14 +140,21 @@ def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: 
         if reread:  # as the engine does: the totals block re-read at full resolution when in doubt
             t = time.perf_counter()
             ex, lines, done = reread_amounts(
-                read.lines, ex, result.check.status == "passed", lambda: _source_image(path, read.rotation),
-                recognise=ocr_mod.recognise, read_region=ocr_mod.read_region)
+                read.lines,
+                ex,
+                result.check.status == "passed",
+                lambda: _source_image(path, read.rotation),
+                recognise=ocr_mod.recognise,
+                read_region=ocr_mod.read_region,
+            )
             seconds = time.perf_counter() - t
             if done.lines:
                 rows = rows_from_ocr(lines)
                 result = totals_add_up(ex)
-                print(f"{ident}: re-read {done.lines} lines in {seconds:.2f} s"
-                      + "".join(f"; {c}" for c in done.changed + done.doubts))
+                print(
+                    f"{ident}: re-read {done.lines} lines in {seconds:.2f} s"
+                    + "".join(f"; {c}" for c in done.changed + done.doubts)
+                )
         proof = result.signal is not None and result.signal.kind == "proof"
         row = parts.setdefault(part, {})
 
@@ -178,21 +197,31 @@ def survey(folder: Path, cache: Path | None, holdout_from: int | None, listing: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m rabench.engine.extract.reading_survey", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m rabench.engine.extract.reading_survey", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("folder", type=Path)
     ap.add_argument("--cache", type=Path, default=None, help="OCR lines cache folder")
     ap.add_argument("--holdout-from", type=int, default=None, metavar="N", help="report ids below N and from N apart")
     ap.add_argument("--list", action="store_true", help="print every arithmetic reason")
-    ap.add_argument("--no-reread", action="store_true",
-                    help="leave out the re-read of the totals at full resolution (the engine before it)")
-    ap.add_argument("--misses", choices=("total", "date", "currency", "merchant"), default=None,
-                    help="print the rows of every receipt whose FIELD was read wrong (suite labels)")
+    ap.add_argument(
+        "--no-reread",
+        action="store_true",
+        help="leave out the re-read of the totals at full resolution (the engine before it)",
+    )
+    ap.add_argument(
+        "--misses",
+        choices=("total", "date", "currency", "merchant"),
+        default=None,
+        help="print the rows of every receipt whose FIELD was read wrong (suite labels)",
+    )
     args = ap.parse_args(argv)
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    for part, row in survey(args.folder, args.cache, args.holdout_from, args.list, args.misses,
-                            not args.no_reread).items():
+    for part, row in survey(
+        args.folder, args.cache, args.holdout_from, args.list, args.misses, not args.no_reread
+    ).items():
         cells = "  ".join(f"{name} {ok}/{n}" for name, (ok, n) in row.items())
         print(f"{args.folder.name} {part}: {cells}")
     return 0

@@ -82,8 +82,11 @@ def source_image(original: Path | None, prepared: Image.Image, rotation: int = 0
                     w, h = h, w
                 if rotation in (90, 270):  # ``prepared`` is in the frame of the turned read
                     w, h = h, w
-                if w > prepared.width * 1.05 and abs(w / h - prepared.width / prepared.height) < 0.01 * w / h \
-                        and w * h <= 80_000_000:
+                if (
+                    w > prepared.width * 1.05
+                    and abs(w / h - prepared.width / prepared.height) < 0.01 * w / h
+                    and w * h <= 80_000_000
+                ):
                     im.load()
                     best = ImageOps.exif_transpose(im).convert("RGB")
                     best = turn(best, rotation)
@@ -107,13 +110,20 @@ def _digits(v: float | None, minor: int) -> str:
     return "" if v is None else f"{abs(v):.{max(minor, 0)}f}".replace(".", "")
 
 
-def _crop(image: Image.Image, box: tuple[int, int, int, int], scale: float, mx: float, my: float,
-          up: float) -> Image.Image:
+def _crop(
+    image: Image.Image, box: tuple[int, int, int, int], scale: float, mx: float, my: float, up: float
+) -> Image.Image:
     x0, y0, x1, y1 = (v * scale for v in box)
     h = max(1.0, y1 - y0)
     left, top = min(image.width - 1, max(0, int(x0 - mx * h))), min(image.height - 1, max(0, int(y0 - my * h)))
-    c = image.crop((left, top, max(left + 1, min(image.width, int(x1 + mx * h + 1))),
-                    max(top + 1, min(image.height, int(y1 + my * h + 1)))))
+    c = image.crop(
+        (
+            left,
+            top,
+            max(left + 1, min(image.width, int(x1 + mx * h + 1))),
+            max(top + 1, min(image.height, int(y1 + my * h + 1))),
+        )
+    )
     # upscale so the text is well above the recogniser's 48 px, not beyond
     factor = max(1.0, min(up, 200.0 / max(1, c.height)))
     if factor > 1.0:
@@ -134,8 +144,11 @@ def _targets(lines: Sequence[OcrLine], ex: Extraction) -> tuple[list[int], list[
     anchors = [b for name in ("total", "subtotal", "tax_total") for b in ex.field_boxes.get(name, [])]
     if not anchors:
         first_amount = next((k for k, r in enumerate(rows) if _value(r.text, ex.minor_units) is not None), len(rows))
-        anchors = [r.box for k, r in enumerate(rows) if k > first_amount and kinds[k] in ("total", "subtotal")
-                   and r.box is not None]
+        anchors = [
+            r.box
+            for k, r in enumerate(rows)
+            if k > first_amount and kinds[k] in ("total", "subtotal") and r.box is not None
+        ]
     if not anchors:
         return [], []
     heights = sorted(ln.box[3] - ln.box[1] for ln in lines)
@@ -149,7 +162,11 @@ def _targets(lines: Sequence[OcrLine], ex: Extraction) -> tuple[list[int], list[
             continue
         found = [index[(s.text, s.box)] for s in row.segments if s.box is not None and (s.text, s.box) in index]
         amount_lines += [k for k in found if re.search(r"\d", lines[k].text)]
-        if not any(re.search(r"\d", s.text) for s in row.segments) and kinds[r] in ("total", "subtotal", "tax") and found:
+        if (
+            not any(re.search(r"\d", s.text) for s in row.segments)
+            and kinds[r] in ("total", "subtotal", "tax")
+            and found
+        ):
             bare.append(found[-1])
     return amount_lines[:MAX_LINES], bare[:2]
 
@@ -196,12 +213,12 @@ def _replace_amount(text: str, minor: int, value: float) -> str:
     if span is None:
         m = re.search(r"\d[\d.,]*(?!.*\d)", text)
         span = (m.start(), m.end()) if m else (len(text), len(text))
-    part = text[span[0]: span[1]]
+    part = text[span[0] : span[1]]
     mark = "," if re.search(r",\d{1,2}(?!\d)", part) else "."
     number = f"{abs(value):.{max(minor, 0)}f}".replace(".", mark)
     m = re.search(r"\d(?:[\d.,' ]*\d)?", part)
-    part = part[: m.start()] + number + part[m.end():] if m else (part + " " + number).strip()
-    return text[: span[0]] + part + text[span[1]:]
+    part = part[: m.start()] + number + part[m.end() :] if m else (part + " " + number).strip()
+    return text[: span[0]] + part + text[span[1] :]
 
 
 def reread_amounts(
@@ -223,14 +240,15 @@ def reread_amounts(
     # only an amount first read below CHANGE_BELOW (or not read as money) may change; a sure one is
     # re-read only to doubt a proof the first read would claim
     proof = _claims_proof(ex)
-    targets = [i for i in targets
-               if proof or lines[i].confidence < CHANGE_BELOW or _value(lines[i].text, minor) is None]
+    targets = [
+        i for i in targets if proof or lines[i].confidence < CHANGE_BELOW or _value(lines[i].text, minor) is None
+    ]
     if not targets and not bare:
         return ex, lines, Reread()
     image, scale = load_image()
     crops = [_crop(image, lines[i].box, scale, mx, my, up) for i in targets for mx, my, up in FRAMINGS]
     reads = recognise(crops)
-    per_line = {i: reads[k * len(FRAMINGS):(k + 1) * len(FRAMINGS)] for k, i in enumerate(targets)}
+    per_line = {i: reads[k * len(FRAMINGS) : (k + 1) * len(FRAMINGS)] for k, i in enumerate(targets)}
     # a label printed without its amount: read the row from the label to the receipt's right edge
     right = max(ln.box[2] for ln in lines)
     added: dict[int, list[OcrLine]] = {}
@@ -260,8 +278,10 @@ def reread_amounts(
         if v0 is not None and cands:
             other = [c for v, _, c in cands if v != v0 and c >= 0.8]
             if len(other) > len(cands) / 2:
-                doubts.append(f"\"{first.text}\" re-read at full resolution reads otherwise "
-                              f"({', '.join(sorted({t for v, t, _ in cands if v != v0}))})")
+                doubts.append(
+                    f'"{first.text}" re-read at full resolution reads otherwise '
+                    f"({', '.join(sorted({t for v, t, _ in cands if v != v0}))})"
+                )
         if first.confidence >= CHANGE_BELOW and v0 is not None:
             continue
         d0 = _digits(v0, minor)
@@ -273,8 +293,11 @@ def reread_amounts(
                 continue
             best = max((c for w, _, c in cands if w == v), default=0.0)
             new = OcrLine(_replace_amount(first.text, minor, v), first.box, best, first.slope)
-            agree = len(cands) == len(FRAMINGS) and values == {v} and all(
-                c >= max(AGREE_CONFIDENCE, first.confidence + 0.05) for _, _, c in cands)
+            agree = (
+                len(cands) == len(FRAMINGS)
+                and values == {v}
+                and all(c >= max(AGREE_CONFIDENCE, first.confidence + 0.05) for _, _, c in cands)
+            )
             proposals.append((i, new, "every framing agrees" if agree else ""))
     for found in added.values():
         proposals += [(None, ln, "") for ln in found]
@@ -302,9 +325,9 @@ def reread_amounts(
     for at, ((new, why),) in ((k, v) for k, v in by_line.items() if len(v) == 1):
         if at is None:
             new_lines.append(new)
-            changed.append(f"\"{new.text}\" read beside a label printed without its amount ({why})")
+            changed.append(f'"{new.text}" read beside a label printed without its amount ({why})')
         else:
-            changed.append(f"\"{lines[at].text}\" re-read as \"{new.text}\" ({why})")
+            changed.append(f'"{lines[at].text}" re-read as "{new.text}" ({why})')
             new_lines[at] = new
     report = Reread(lines=len(targets) + len(bare), changed=changed, doubts=doubts)
     out = ex
@@ -314,4 +337,3 @@ def reread_amounts(
     if doubts:
         out = msgspec.structs.replace(out, doubts=[*out.doubts, *doubts])
     return out, (new_lines if changed else lines), report
-

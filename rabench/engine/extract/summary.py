@@ -22,7 +22,17 @@ import msgspec
 
 from rabench.engine.extract.amounts import Amount, find_amounts, parse_number
 from rabench.engine.extract.layout import Row
-from rabench.engine.extract.vocab import TAX_BASE, TIP, TOTAL, fold, near_total, row_kind, says_change, says_inclusive, unglue
+from rabench.engine.extract.vocab import (
+    TAX_BASE,
+    TIP,
+    TOTAL,
+    fold,
+    near_total,
+    row_kind,
+    says_change,
+    says_inclusive,
+    unglue,
+)
 
 SUMMARY_KINDS = {"subtotal", "total", "tax", "count", "rounding"}
 _TABLE_HEAD = re.compile(
@@ -38,16 +48,22 @@ _DATE_OR_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,4}[./-]\d{1,2}[./-]\d{2,4}")
 _TIP_GUIDE_ROW = re.compile(r"(?<![\d.,])\d{1,2}(?:[.,]\d)?\s?%")
 _SUGGESTED = re.compile(r"(?<![a-z])(suggest\w*|guide|vorschlag|suggere\w*|sugerid\w*|suggerit\w*)(?![a-z])")
 # a tax word with its amount run into it ("TVA0,36", "MwSt1,90"); "Tax0.50" alone is handled below
-_GLUED_TAX_AMOUNT = re.compile(r"(?i)(?<![a-z])(tax|vat|tva|mwst|ust|iva|gst|hst|btw|ptu|dph|moms|mva)(?=\d[\d.,]*[.,]\d)")
-_TAX_TOTAL = re.compile(r"total|summe|gesamt|jumlah|(?<![a-z])(suma|somme|summa|celkem|razem|osszesen|yhteensa)(?![a-z])")
+_GLUED_TAX_AMOUNT = re.compile(
+    r"(?i)(?<![a-z])(tax|vat|tva|mwst|ust|iva|gst|hst|btw|ptu|dph|moms|mva)(?=\d[\d.,]*[.,]\d)"
+)
+_TAX_TOTAL = re.compile(
+    r"total|summe|gesamt|jumlah|(?<![a-z])(suma|somme|summa|celkem|razem|osszesen|yhteensa)(?![a-z])"
+)
 _TOTAL_INCLUDES_TAX = re.compile(
     r"(?<![a-z])total\s*(?:includes?|including|incl\.?|inc\.?|inkl\.?)\s*(?:gst|vat|tax|mwst|tva|iva|btw|moms|mva|ust|hst|ppn)"
-    r"(?![a-z])")
+    r"(?![a-z])"
+)
 MAX_TAX_SHARE = 0.3  # no tax is more than this share of a total (VAT rates stop at 27 %)
 # the words of a total row that say it is the amount to be paid
 _PAYABLE = re.compile(
     r"(?<![a-z])(payable|to pay|zu zahlen|zahlbetrag|a payer|te betalen|att betala|at betale|a betale|do zaplaty|"
-    r"k uhrade|za platiti|za placanje|za placilo|total a pagar|perlu dibayar|fizetendo)(?![a-z])")
+    r"k uhrade|za platiti|za placanje|za placilo|total a pagar|perlu dibayar|fizetendo)(?![a-z])"
+)
 # (also India's "Net Amount" / "Net Payable" under the GST and "Round Off": the amount due)
 _NET_TOTAL = re.compile(r"(?<![a-z])net+\s*(?:total|amount|amt|payable)|(?<![a-z])nett(?![a-z])")
 
@@ -86,7 +102,7 @@ def tax_amount(row: Row, minor: int) -> tuple[float | None, float | None]:
     m = re.search(r"(\d{1,2}(?:[.,]\d{1,3})?)\s?%", text)
     if m:
         rate = float(m.group(1).replace(",", "."))
-        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
     # "TVA 5,50% HT 6,54 TVA0,36": OCR ran the amount into a tax word
     text = _GLUED_TAX_AMOUNT.sub(r"\1 ", text)
     amounts = [a.value for a in find_amounts(text, minor_units=minor)]
@@ -148,8 +164,10 @@ def _table(rows: list[Row], minor: int, after: int) -> tuple[list[int], float | 
 
 # Currency codes a total row may name: a receipt printing its total in two currencies ("Total CHF 25.60" /
 # "Total EUR 26.10" at Swiss tills; "UKUPNO 2,19 EUR" / "16,50 HRK" in Croatia's changeover year)
-_CODE = re.compile(r"(?<![A-Za-z])(EUR|CHF|USD|GBP|PLN|CZK|HUF|SEK|NOK|DKK|HRK|BGN|RON|RSD|BAM|TRY|CAD|AUD|NZD|"
-                   r"SGD|MYR|HKD|JPY|CNY|INR|THB|IDR|PHP|AED|ZAR|MXN|BRL)(?![A-Za-z])")
+_CODE = re.compile(
+    r"(?<![A-Za-z])(EUR|CHF|USD|GBP|PLN|CZK|HUF|SEK|NOK|DKK|HRK|BGN|RON|RSD|BAM|TRY|CAD|AUD|NZD|"
+    r"SGD|MYR|HKD|JPY|CNY|INR|THB|IDR|PHP|AED|ZAR|MXN|BRL)(?![A-Za-z])"
+)
 
 
 def _own_currency_totals(rows: list[Row], total_rows: list[int]) -> list[int]:
@@ -167,7 +185,9 @@ def _own_currency_totals(rows: list[Row], total_rows: list[int]) -> list[int]:
     return [i for i in total_rows if named.get(i, own) == own]
 
 
-def amount_paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str], start: int) -> tuple[float, int] | None:
+def amount_paid(
+    rows: list[Row], amounts: list[Amount | None], kinds: list[str], start: int
+) -> tuple[float, int] | None:
     """(amount paid, its row): the first payment row from ``start`` less the change given back under it."""
     for i in range(start, len(rows)):
         a = amounts[i]
@@ -183,7 +203,9 @@ def amount_paid(rows: list[Row], amounts: list[Amount | None], kinds: list[str],
     return None
 
 
-def _due_under_tax(rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int) -> tuple[int, int] | None:
+def _due_under_tax(
+    rows: list[Row], amounts: list[Amount | None], kinds: list[str], minor: int
+) -> tuple[int, int] | None:
     """("Amount: 25.34" / "Tax Rate (9%): 2.28" / "Sub-Total: 27.62"): the one total row stands above the tax
     and a subtotal row under the tax is that total plus the tax, with no total under it. The upper row is
     then the net amount and the lower one what is due (tills that label the amount due "Sub-Total")."""
@@ -197,8 +219,7 @@ def _due_under_tax(rows: list[Row], amounts: list[Amount | None], kinds: list[st
             continue
         for s in range(t + 1, min(len(rows), t + 3)):
             a = amounts[s]
-            if kinds[s] == "subtotal" and a is not None \
-                    and abs(amounts[top].value + tax - a.value) <= 0.011:  # type: ignore[union-attr]
+            if kinds[s] == "subtotal" and a is not None and abs(amounts[top].value + tax - a.value) <= 0.011:  # type: ignore[union-attr]
                 return top, s
     return None
 
@@ -237,8 +258,13 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         # a tip guide ("Suggested gratuity" / "18%  $7.20  Total $47.20"): the total with a tip the customer
         # may add, not the amount of the receipt; always under the receipt's own total
         first_total = next((j for j, kj in enumerate(kinds) if kj == "total" and amounts[j]), n)
-        if k == "total" and i > first_total and _TIP_GUIDE_ROW.search(rows[i].text) and len(find_amounts(rows[i].text, minor_units=minor)) >= 2 \
-                and any(TIP.search(fold(r.text)) or _SUGGESTED.search(fold(r.text)) for r in rows[max(0, i - 4): i + 1]):
+        if (
+            k == "total"
+            and i > first_total
+            and _TIP_GUIDE_ROW.search(rows[i].text)
+            and len(find_amounts(rows[i].text, minor_units=minor)) >= 2
+            and any(TIP.search(fold(r.text)) or _SUGGESTED.search(fold(r.text)) for r in rows[max(0, i - 4) : i + 1])
+        ):
             kinds[i] = "info"
     if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
         for i in range(n - 1):
@@ -246,11 +272,20 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             # without an amount, its amount on the payment line under it
             label = rows[i].text
             # (the exact amount: no change given back under it)
-            change = any(amounts[j] is not None and amounts[j].value and says_change(rows[j].text)  # type: ignore[union-attr]
-                         for j in range(i + 2, min(n, i + 4)))
-            if (amounts[i] is None and not re.search(r"\d", label) and len(label.split()) <= 4
-                    and row_kind(label) == "total" and kinds[i + 1] == "payment" and amounts[i + 1]
-                    and amounts[i + 1].value > 0 and not change):  # type: ignore[union-attr]
+            change = any(
+                amounts[j] is not None and amounts[j].value and says_change(rows[j].text)  # type: ignore[union-attr]
+                for j in range(i + 2, min(n, i + 4))
+            )
+            if (
+                amounts[i] is None
+                and not re.search(r"\d", label)
+                and len(label.split()) <= 4
+                and row_kind(label) == "total"
+                and kinds[i + 1] == "payment"
+                and amounts[i + 1]
+                and amounts[i + 1].value > 0
+                and not change
+            ):  # type: ignore[union-attr]
                 kinds[i + 1] = "total"
                 break
     mangled_total: int | None = None
@@ -264,8 +299,13 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             paid = amount_paid(rows, amounts, kinds, i + 1)
             if mangled is not None and paid is not None and paid[1] <= i + 3 and abs(paid[0] - mangled) <= 0.005:
                 amounts = list(amounts)  # (the caller's list is left as it is)
-                amounts[i] = Amount(value=paid[0], text=rows[i].text.split()[-1], start=len(rows[i].text),
-                                    end=len(rows[i].text), decimals=2)
+                amounts[i] = Amount(
+                    value=paid[0],
+                    text=rows[i].text.split()[-1],
+                    start=len(rows[i].text),
+                    end=len(rows[i].text),
+                    decimals=2,
+                )
                 kinds[i] = "total"
                 mangled_total = i
             break
@@ -281,9 +321,14 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
                 continue
             above = next((j for j in range(tip - 1, max(-1, tip - 3), -1) if amounts[j] is not None), None)
             printed = amounts[above] if above is not None else None
-            later = [a for a in amounts[i + 1: i + 4] if a is not None and a.value > 0]
-            if above is not None and printed is not None and printed.value > 0 and not later \
-                    and kinds[above] in ("subtotal", "other"):
+            later = [a for a in amounts[i + 1 : i + 4] if a is not None and a.value > 0]
+            if (
+                above is not None
+                and printed is not None
+                and printed.value > 0
+                and not later
+                and kinds[above] in ("subtotal", "other")
+            ):
                 kinds[above] = "total"
                 blank_tip_total = above
                 break
@@ -293,8 +338,13 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         first_amount = next((i for i, a in enumerate(amounts) if a is not None), n)
         for i in range(first_amount + 1, n):
             a = amounts[i]
-            if a is not None and a.value > 0 and kinds[i] == "other" and len(rows[i].text[: a.start].split()) <= 4 \
-                    and near_total(rows[i].text[: a.start]):
+            if (
+                a is not None
+                and a.value > 0
+                and kinds[i] == "other"
+                and len(rows[i].text[: a.start].split()) <= 4
+                and near_total(rows[i].text[: a.start])
+            ):
                 kinds[i] = "total"
                 misread_total = i
                 break
@@ -304,8 +354,14 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         paid = amount_paid(rows, amounts, kinds, next((i for i, a in enumerate(amounts) if a is not None), n))
         for i, k in enumerate(kinds):
             a = amounts[i]
-            if (paid is not None and k == "tax" and a is not None and i < paid[1]
-                    and 0.5 * paid[0] <= a.value <= 1.1 * paid[0] and TOTAL.search(unglue(fold(rows[i].text[: a.start])))):
+            if (
+                paid is not None
+                and k == "tax"
+                and a is not None
+                and i < paid[1]
+                and 0.5 * paid[0] <= a.value <= 1.1 * paid[0]
+                and TOTAL.search(unglue(fold(rows[i].text[: a.start])))
+            ):
                 kinds[i] = "total"
                 break
     if not any(k == "total" and amounts[i] for i, k in enumerate(kinds)):
@@ -315,8 +371,7 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         sub_last = max((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i] is not None), default=None)
         if tax_at and sub_last is not None and sub_last > max(tax_at):
             paid = amount_paid(rows, amounts, kinds, sub_last + 1)
-            if paid is not None and paid[1] <= sub_last + 3 and \
-                    abs(paid[0] - amounts[sub_last].value) <= 0.005:  # type: ignore[union-attr]
+            if paid is not None and paid[1] <= sub_last + 3 and abs(paid[0] - amounts[sub_last].value) <= 0.005:  # type: ignore[union-attr]
                 kinds[sub_last] = "total"
     sub_at = next((i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i]), None)
     total_at = next((i for i, k in enumerate(kinds) if k == "total" and amounts[i]), n)
@@ -340,11 +395,18 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         # the phrase itself, and only when no other row prints a smaller tax: "Total 6% supplies (Inc. GST)
         # 13.74" over "GST 0.78" is one tax group's gross amount
         a = amounts[i]
-        if k == "total" and a is not None and a.value > 0 and _TOTAL_INCLUDES_TAX.search(
-                unglue(fold(rows[i].text[: a.start]))) and any(
-                    kinds[j] == "total" and b is not None and b.value >= a.value / MAX_TAX_SHARE
-                    for j, b in enumerate(amounts) if j != i) and not any(
-                    kinds[j] == "tax" and b is not None and 0 < b.value < a.value for j, b in enumerate(amounts)):
+        if (
+            k == "total"
+            and a is not None
+            and a.value > 0
+            and _TOTAL_INCLUDES_TAX.search(unglue(fold(rows[i].text[: a.start])))
+            and any(
+                kinds[j] == "total" and b is not None and b.value >= a.value / MAX_TAX_SHARE
+                for j, b in enumerate(amounts)
+                if j != i
+            )
+            and not any(kinds[j] == "tax" and b is not None and 0 < b.value < a.value for j, b in enumerate(amounts))
+        ):
             kinds[i] = "tax"
     due_under_tax = _due_under_tax(rows, amounts, kinds, minor)
     if due_under_tax is not None:
@@ -368,8 +430,14 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
         pool = total_rows
         # a discount, voucher or deposit paid between total rows ("Total 50.00" / "Remise -5,00" / "Net à
         # payer 45,00", "Gross Total" / "Member Discount" / "Net Total"): the totals under it are what is due
-        cut = max((i for i, k in enumerate(kinds) if k in ("discount", "deposit") and amounts[i]
-                   and i not in in_table and i > total_rows[0]), default=None)
+        cut = max(
+            (
+                i
+                for i, k in enumerate(kinds)
+                if k in ("discount", "deposit") and amounts[i] and i not in in_table and i > total_rows[0]
+            ),
+            default=None,
+        )
         if cut is not None and any(i > cut for i in total_rows):
             pool = [i for i in total_rows if i > cut]
         largest = max(pool, key=lambda j: (value(j), -j))
@@ -382,8 +450,9 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             largest = payable[-1]
         # the amount due is the first total under "Rounding Adj" ("Total Rounded"), when it is
         # the rounded form of the totals above; otherwise the largest total
-        after_rounding = [i for i in total_rows if rounding_rows and i > rounding_rows[0]
-                          and abs(value(i) - value(largest)) <= 0.1]
+        after_rounding = [
+            i for i in total_rows if rounding_rows and i > rounding_rows[0] and abs(value(i) - value(largest)) <= 0.1
+        ]
         total_row = after_rounding[0] if after_rounding else largest
         total = value(total_row)
     sub_rows = [i for i, k in enumerate(kinds) if k == "subtotal" and amounts[i] and i not in in_table]
@@ -434,13 +503,17 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             inclusive = False  # printed "incl." yet added: the arithmetic says exclusive
 
     # a tip or service line under the total ("18% gratuity $25.56" suggested) is not inside it
-    tip_rows = [i for i, k in enumerate(kinds) if k == "tip" and amounts[i] and i not in in_table
-                and (total_row is None or i < total_row)]
+    tip_rows = [
+        i
+        for i, k in enumerate(kinds)
+        if k == "tip" and amounts[i] and i not in in_table and (total_row is None or i < total_row)
+    ]
     disc_rows = [i for i, k in enumerate(kinds) if k == "discount" and amounts[i] and i not in in_table]
     rounding = [value(i) for i in rounding_rows]
     # in the items a deposit is an item of its own; under the subtotal it is a charge on the total
-    dep_rows = [i for i, k in enumerate(kinds) if k == "deposit" and amounts[i] and i >= first_summary
-                and i not in in_table]
+    dep_rows = [
+        i for i, k in enumerate(kinds) if k == "deposit" and amounts[i] and i >= first_summary and i not in in_table
+    ]
 
     from_arithmetic = False
     if total is None and (subtotal is not None or taxes):
@@ -453,8 +526,11 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             a = amounts[i]
             # a second "Subtotal" under the rounding row is the rounded amount due (some tills print no total)
             after_rounding = kinds[i] == "subtotal" and bool(rounding_rows) and i > rounding_rows[0]
-            if a is not None and (kinds[i] in ("other", "none", "total", "payment") or after_rounding) and i not in in_table and any(
-                abs(a.value - w) <= 0.005 for w in want if w > 0
+            if (
+                a is not None
+                and (kinds[i] in ("other", "none", "total", "payment") or after_rounding)
+                and i not in in_table
+                and any(abs(a.value - w) <= 0.005 for w in want if w > 0)
             ):
                 total, total_row, from_arithmetic = a.value, i, True
                 break
@@ -466,24 +542,28 @@ def read_summary(rows: list[Row], amounts: list[Amount | None], kinds: list[str]
             continue
         text = rows[i].text.strip()
         if amounts[i] is not None and kinds[i] in ("other", "info") and not TAX_BASE.search(fold(text)):
-            doubts.append(f"a row in the totals the reader could not place: \"{text}\"")
+            doubts.append(f'a row in the totals the reader could not place: "{text}"')
         elif amounts[i] is None and re.search(r"\d", text) and kinds[i] != "count" and not _DATE_OR_TIME.search(text):
-            doubts.append(f"a number in the totals the reader could not read as money: \"{text}\"")
+            doubts.append(f'a number in the totals the reader could not read as money: "{text}"')
     first_amount = next((i for i, a in enumerate(amounts) if a is not None), n)
     for i in range(first_amount, min(n, last)):
         if amounts[i] is None and row_kind(rows[i].text) in ("subtotal", "tax", "tip", "discount", "rounding", "total"):
-            doubts.append(f"\"{rows[i].text.strip()}\" is printed without an amount the reader could read")
+            doubts.append(f'"{rows[i].text.strip()}" is printed without an amount the reader could read')
     for i in big_tax:
-        doubts.append(f"a tax row larger than any tax on the total: \"{rows[i].text.strip()}\"")
+        doubts.append(f'a tax row larger than any tax on the total: "{rows[i].text.strip()}"')
     for i, k in enumerate(kinds):
         if k == "with_tax" and subtotal is not None and abs(value(i) - subtotal - sum(taxes)) > 0.011:
-            doubts.append(f"\"{rows[i].text.strip()}\" is not the subtotal plus the tax read")
+            doubts.append(f'"{rows[i].text.strip()}" is not the subtotal plus the tax read')
     if blank_tip_total is not None and total_row == blank_tip_total:
-        doubts.append(f"the total is the amount printed above a tip line left blank: \"{rows[blank_tip_total].text.strip()}\"")
+        doubts.append(
+            f'the total is the amount printed above a tip line left blank: "{rows[blank_tip_total].text.strip()}"'
+        )
     if mangled_total is not None and total_row == mangled_total:
-        doubts.append(f"the total's amount was read only with OCR's damage undone: \"{rows[mangled_total].text.strip()}\"")
+        doubts.append(
+            f"the total's amount was read only with OCR's damage undone: \"{rows[mangled_total].text.strip()}\""
+        )
     if misread_total is not None and total_row == misread_total:
-        doubts.append(f"the total's label was read only approximately: \"{rows[misread_total].text.strip()}\"")
+        doubts.append(f'the total\'s label was read only approximately: "{rows[misread_total].text.strip()}"')
     others = [(i, value(i)) for i in total_rows if i != total_row]
     return SummaryReading(
         total=total,

@@ -80,7 +80,15 @@ COPY_MIN_PX = 30  # glyph box area in px (a "1" of 2 x 10 px is too thin to tell
 COPY_MAX_LINE_SHARE = 0.25
 COPY_UNSCORED = frozenset({"line_items"})  # left out of the measurement ``visual.copy_move`` only
 
-__all__ = ["FieldScore", "field_scores", "visual_signals", "copy_move_signals", "ghost_signals", "EMIT_SCORE", "COPY_OPINION"]
+__all__ = [
+    "FieldScore",
+    "field_scores",
+    "visual_signals",
+    "copy_move_signals",
+    "ghost_signals",
+    "EMIT_SCORE",
+    "COPY_OPINION",
+]
 
 
 class FieldScore(msgspec.Struct, frozen=True):
@@ -157,18 +165,29 @@ def visual_signals(
     for k in SCORED:
         zs = [abs(s.z[k]) for s in scores if k in s.z]
         if zs:
-            out.append(Signal(f"visual.{k}_z", "opinion", f"largest field |z| of the {_LABELS[k]}", reason=False,
-                              value=round(min(MAX_SCORE, max(zs)), 3)))
+            out.append(
+                Signal(
+                    f"visual.{k}_z",
+                    "opinion",
+                    f"largest field |z| of the {_LABELS[k]}",
+                    reason=False,
+                    value=round(min(MAX_SCORE, max(zs)), 3),
+                )
+            )
     for s in sorted(scores, key=lambda s: -s.score):
         if s.score < EMIT_SCORE:
             continue
         top = sorted(((k, v) for k, v in s.z.items() if k in SCORED), key=lambda kv: -abs(kv[1]))[:2]
         what = ", ".join(f"{_LABELS[k]} {'higher' if v > 0 else 'lower'} (z {v:+.1f})" for k, v in top)
-        out.append(Signal(
-            "visual.local_inconsistency", "opinion",
-            f"The area around the {s.field.replace('_', ' ')} differs from the receipt's other {s.references} text lines: {what}",
-            fields=(s.field,), value=s.score,
-        ))
+        out.append(
+            Signal(
+                "visual.local_inconsistency",
+                "opinion",
+                f"The area around the {s.field.replace('_', ' ')} differs from the receipt's other {s.references} text lines: {what}",
+                fields=(s.field,),
+                value=s.score,
+            )
+        )
     return out
 
 
@@ -189,8 +208,11 @@ def ghost_signals(
         return []
     if score is None:
         return []
-    return [Signal("visual.jpeg_ghost", "opinion", "largest field difference in compression history",
-                   reason=False, value=score)]
+    return [
+        Signal(
+            "visual.jpeg_ghost", "opinion", "largest field difference in compression history", reason=False, value=score
+        )
+    ]
 
 
 def copy_move_signals(
@@ -207,23 +229,38 @@ def copy_move_signals(
     except Exception:  # a measurement must never fail a check
         return []
     twins = [t for t in every if t.field not in COPY_UNSCORED]
-    out = [Signal("visual.copy_move", "opinion", "largest copy-move score over the fields", reason=False,
-                  value=max(t.score for t in twins))] if twins else []
+    out = (
+        [
+            Signal(
+                "visual.copy_move",
+                "opinion",
+                "largest copy-move score over the fields",
+                reason=False,
+                value=max(t.score for t in twins),
+            )
+        ]
+        if twins
+        else []
+    )
     # the opinion also looks at line items: the measurement leaves them out (a dozen rows' largest
     # score sits higher by chance), but no genuine receipt's item reached the opinion's bar
     for t in sorted(every, key=lambda t: -t.score):
         if not _copy_opinion(t):
             continue
         where = f" (in the {', '.join(f.replace('_', ' ') for f in t.twin_fields)})" if t.twin_fields else ""
-        out.append(Signal(
-            "visual.copied_glyph", "opinion",
-            f"A character of the {t.field.replace('_', ' ')} at {_where(t.glyph)} and the one at "
-            f"{_where(t.twin)}{where} are pixel copies of each other, one pasted over the receipt: shape "
-            f"correlation {t.shape:.4f}, fine-detail correlation {t.detail:.4f}, where this receipt's "
-            f"{t.glyphs} characters reach {t.usual_shape:.3f} and {t.usual_detail:.3f} with their closest "
-            "look-alike (90th percentile); two printings of a character are never that alike",
-            fields=tuple(dict.fromkeys((t.field, *t.twin_fields))), value=t.score,
-        ))
+        out.append(
+            Signal(
+                "visual.copied_glyph",
+                "opinion",
+                f"A character of the {t.field.replace('_', ' ')} at {_where(t.glyph)} and the one at "
+                f"{_where(t.twin)}{where} are pixel copies of each other, one pasted over the receipt: shape "
+                f"correlation {t.shape:.4f}, fine-detail correlation {t.detail:.4f}, where this receipt's "
+                f"{t.glyphs} characters reach {t.usual_shape:.3f} and {t.usual_detail:.3f} with their closest "
+                "look-alike (90th percentile); two printings of a character are never that alike",
+                fields=tuple(dict.fromkeys((t.field, *t.twin_fields))),
+                value=t.score,
+            )
+        )
         break  # one place to look at is enough; the measurement carries the rest
     return out
 
@@ -261,8 +298,7 @@ def _row_rest_boxes(gray: np.ndarray, b: Box, lines: list[Box]) -> dict[str, flo
     x0, y0, x1, y1 = b
     h = max(1, y1 - y0)
     same = [
-        o for o in lines
-        if not _overlap(o, b) and min(y1, o[3]) - max(y0, o[1]) >= 0.5 * min(h, max(1, o[3] - o[1]))
+        o for o in lines if not _overlap(o, b) and min(y1, o[3]) - max(y0, o[1]) >= 0.5 * min(h, max(1, o[3] - o[1]))
     ]
     feats = [f for f in (features(gray, o) for o in same) if f is not None and f.get("ink_px", 0) >= 20]
     if not feats:

@@ -43,7 +43,7 @@ def _curves(gray: np.ndarray, boxes: list[Box]) -> np.ndarray:
     blocks are the file's."""
     x0 = min(b[0] for b in boxes) // 8 * 8
     y0 = min(b[1] for b in boxes) // 8 * 8
-    gray = gray[y0:max(b[3] for b in boxes), x0:max(b[2] for b in boxes)]
+    gray = gray[y0 : max(b[3] for b in boxes), x0 : max(b[2] for b in boxes)]
     boxes = [(a - x0, b - y0, c - x0, d - y0) for a, b, c, d in boxes]
     img = Image.fromarray(np.clip(np.rint(gray), 0, 255).astype(np.uint8))
     out = np.zeros((len(boxes), len(QUALITIES)), dtype=np.float64)

@@ -56,7 +56,7 @@ def find_glyphs(gray: np.ndarray, boxes: list[Box], keep: list[Box] = ()) -> Gly
     out_r: list[np.ndarray] = []
     out_s: list[np.ndarray] = []
     seen: set[Box] = set()
-    for (x0, y0, x1, y1) in boxes:
+    for x0, y0, x1, y1 in boxes:
         bx0, by0 = max(0, x0 - 3), max(0, y0 - 3)
         bx1, by1 = min(W, x1 + 3), min(H, y1 + 3)
         a = gray[by0:by1, bx0:bx1]
@@ -84,11 +84,11 @@ def find_glyphs(gray: np.ndarray, boxes: list[Box], keep: list[Box] = ()) -> Gly
                 continue
             seen.add(key)
             out_b.append(key)
-            out_p.append(np.ascontiguousarray(a[gy0 - PAD:gy1 + PAD, gx0 - PAD:gx1 + PAD], dtype=np.float32))
-            out_r.append(np.ascontiguousarray(res[gy0 - PAD:gy1 + PAD, gx0 - PAD:gx1 + PAD], dtype=np.float32))
-            out_s.append(np.ascontiguousarray(smooth[gy0 - PAD:gy1 + PAD, gx0 - PAD:gx1 + PAD], dtype=np.float32))
+            out_p.append(np.ascontiguousarray(a[gy0 - PAD : gy1 + PAD, gx0 - PAD : gx1 + PAD], dtype=np.float32))
+            out_r.append(np.ascontiguousarray(res[gy0 - PAD : gy1 + PAD, gx0 - PAD : gx1 + PAD], dtype=np.float32))
+            out_s.append(np.ascontiguousarray(smooth[gy0 - PAD : gy1 + PAD, gx0 - PAD : gx1 + PAD], dtype=np.float32))
     if len(out_b) > MAX_GLYPHS:
-        kept = [i for i, b in enumerate(out_b) if any(inside(b, k) for k in keep)][:MAX_GLYPHS // 2]
+        kept = [i for i, b in enumerate(out_b) if any(inside(b, k) for k in keep)][: MAX_GLYPHS // 2]
         kept_set = set(kept)
         rest = [i for i in range(len(out_b)) if i not in kept_set]
         n = MAX_GLYPHS - len(kept)
@@ -131,16 +131,16 @@ def _pair(pa: np.ndarray, ra: np.ndarray, pb: np.ndarray, rb: np.ndarray, pad: i
     """(shape NCC, residual NCC) of glyph a's core against b at the best shift by shape."""
     h = pa.shape[0] - 2 * pad
     w = pa.shape[1] - 2 * pad
-    ca = pa[pad:pad + h, pad:pad + w]
-    rca = ra[pad:pad + h, pad:pad + w]
+    ca = pa[pad : pad + h, pad : pad + w]
+    rca = ra[pad : pad + h, pad : pad + w]
     best = -2.0
     best_r = 0.0
     for dy in range(0, pb.shape[0] - h + 1):
         for dx in range(0, pb.shape[1] - w + 1):
-            s = _ncc(ca, pb[dy:dy + h, dx:dx + w])
+            s = _ncc(ca, pb[dy : dy + h, dx : dx + w])
             if s > best:
                 best = s
-                best_r = _ncc(rca, rb[dy:dy + h, dx:dx + w])
+                best_r = _ncc(rca, rb[dy : dy + h, dx : dx + w])
     return best, best_r
 
 
@@ -169,17 +169,22 @@ def _all_twins(pix, res, soft, off, hs, ws, boxes, pad, min_centre):
     twin = -np.ones(n, dtype=np.int64)
     for i in range(n):
         hi, wi = hs[i] - 2 * pad, ws[i] - 2 * pad
-        a = pix[off[i]:off[i + 1]].reshape(hs[i], ws[i])
-        ra = res[off[i]:off[i + 1]].reshape(hs[i], ws[i])
-        sa = soft[off[i]:off[i + 1]].reshape(hs[i], ws[i])
+        a = pix[off[i] : off[i + 1]].reshape(hs[i], ws[i])
+        ra = res[off[i] : off[i + 1]].reshape(hs[i], ws[i])
+        sa = soft[off[i] : off[i + 1]].reshape(hs[i], ws[i])
         for j in range(i + 1, n):
             if abs(hs[j] - hs[i]) > 1 or abs(ws[j] - ws[i]) > 1:
                 continue
-            if boxes[i, 0] < boxes[j, 2] and boxes[j, 0] < boxes[i, 2] and boxes[i, 1] < boxes[j, 3] and boxes[j, 1] < boxes[i, 3]:
+            if (
+                boxes[i, 0] < boxes[j, 2]
+                and boxes[j, 0] < boxes[i, 2]
+                and boxes[i, 1] < boxes[j, 3]
+                and boxes[j, 1] < boxes[i, 3]
+            ):
                 continue
-            b = pix[off[j]:off[j + 1]].reshape(hs[j], ws[j])
-            rb = res[off[j]:off[j + 1]].reshape(hs[j], ws[j])
-            sb = soft[off[j]:off[j + 1]].reshape(hs[j], ws[j])
+            b = pix[off[j] : off[j + 1]].reshape(hs[j], ws[j])
+            rb = res[off[j] : off[j + 1]].reshape(hs[j], ws[j])
+            sb = soft[off[j] : off[j + 1]].reshape(hs[j], ws[j])
             # template: the smaller core, searched inside the other's padded patch
             if hi * wi <= (hs[j] - 2 * pad) * (ws[j] - 2 * pad):
                 t, rt, st, s, rs, ss, th, tw = a, ra, sa, b, rb, sb, hi, wi
@@ -187,12 +192,12 @@ def _all_twins(pix, res, soft, off, hs, ws, boxes, pad, min_centre):
                 t, rt, st, s, rs, ss, th, tw = b, rb, sb, a, ra, sa, hs[j] - 2 * pad, ws[j] - 2 * pad
             if th > s.shape[0] or tw > s.shape[1]:
                 continue
-            ct = t[pad:pad + th, pad:pad + tw]
-            cs = st[pad:pad + th:2, pad:pad + tw:2]
+            ct = t[pad : pad + th, pad : pad + tw]
+            cs = st[pad : pad + th : 2, pad : pad + tw : 2]
             pre = -2.0
             for dy in range(0, s.shape[0] - th + 1):
                 for dx in range(0, s.shape[1] - tw + 1):
-                    v = _ncc(cs, ss[dy:dy + th:2, dx:dx + tw:2])
+                    v = _ncc(cs, ss[dy : dy + th : 2, dx : dx + tw : 2])
                     if v > pre:
                         pre = v
             if pre < min_centre:
@@ -201,11 +206,11 @@ def _all_twins(pix, res, soft, off, hs, ws, boxes, pad, min_centre):
             by, bx = 0, 0
             for dy in range(0, s.shape[0] - th + 1):
                 for dx in range(0, s.shape[1] - tw + 1):
-                    v = _ncc(ct, s[dy:dy + th, dx:dx + tw])
+                    v = _ncc(ct, s[dy : dy + th, dx : dx + tw])
                     if v > bs:
                         bs, by, bx = v, dy, dx
             if bs > best[i] or bs > best[j]:
-                r = _ncc(rt[pad:pad + th, pad:pad + tw], rs[by:by + th, bx:bx + tw])
+                r = _ncc(rt[pad : pad + th, pad : pad + tw], rs[by : by + th, bx : bx + tw])
                 if bs > best[i]:
                     best[i], best_r[i], twin[i] = bs, r, j
                 if bs > best[j]:
@@ -278,16 +283,27 @@ def copy_move(gray: np.ndarray, field_boxes: dict[str, list[Box]], line_boxes: l
         i = max(idx, key=lambda k: score[k])
         others, share = _other_copies(g.boxes, score, tw, i, line_boxes or bs)
         twin_box = g.boxes[int(tw[i])] if tw[i] >= 0 else None
-        twin_fields = tuple(sorted(
-            k for k, kb in field_boxes.items() if k != name and twin_box and any(inside(twin_box, b) for b in kb)
-        ))
-        out.append(Twin(
-            field=name, score=round(float(score[i]), 3), glyph=g.boxes[i],
-            twin=g.boxes[int(tw[i])] if tw[i] >= 0 else g.boxes[i],
-            shape=round(float(s[i]), 5), detail=round(float(r[i]), 5),
-            usual_shape=round(us, 4), usual_detail=round(ur, 4), glyphs=len(g.boxes), line_share=round(share, 3),
-            line_others=others, twin_fields=twin_fields,
-        ))
+        twin_fields = tuple(
+            sorted(
+                k for k, kb in field_boxes.items() if k != name and twin_box and any(inside(twin_box, b) for b in kb)
+            )
+        )
+        out.append(
+            Twin(
+                field=name,
+                score=round(float(score[i]), 3),
+                glyph=g.boxes[i],
+                twin=g.boxes[int(tw[i])] if tw[i] >= 0 else g.boxes[i],
+                shape=round(float(s[i]), 5),
+                detail=round(float(r[i]), 5),
+                usual_shape=round(us, 4),
+                usual_detail=round(ur, 4),
+                glyphs=len(g.boxes),
+                line_share=round(share, 3),
+                line_others=others,
+                twin_fields=twin_fields,
+            )
+        )
     return out
 
 

@@ -45,5 +45,6 @@ def file_signals(
     pipeline turns it into an error outcome), not as a fact that hides it.
     """
     facts = read_file(Path(path), media_type)
-    return _signals(facts, printed_date=printed_date, field_boxes=field_boxes, box_size=box_size,
-                    extracted=extracted, now=now)
+    return _signals(
+        facts, printed_date=printed_date, field_boxes=field_boxes, box_size=box_size, extracted=extracted, now=now
+    )

@@ -125,7 +125,9 @@ def _value(data: bytes, endian: str, typ: int, count: int, field: bytes) -> obje
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _read_ifd(data: bytes, endian: str, offset: int, problems: list[str]) -> tuple[dict[str, object], dict[int, object], int]:
+def _read_ifd(
+    data: bytes, endian: str, offset: int, problems: list[str]
+) -> tuple[dict[str, object], dict[int, object], int]:
     if offset < 8 or offset + 2 > len(data):
         raise ValueError(f"IFD offset {offset} outside the EXIF block")
     (n,) = struct.unpack(endian + "H", data[offset : offset + 2])
@@ -213,8 +215,10 @@ def _thumbnail(data: bytes, ifd1: dict[str, object], problems: list[str]) -> byt
         return None
     if off + length > len(data):
         end = thumb.rfind(b"\xff\xd9")
-        problems.append(f"thumbnail length {length} runs past the EXIF block"
-                        + ("; read its bytes up to the JPEG end marker" if end > 0 else ""))
+        problems.append(
+            f"thumbnail length {length} runs past the EXIF block"
+            + ("; read its bytes up to the JPEG end marker" if end > 0 else "")
+        )
         return bytes(thumb[: end + 2]) if end > 0 else None
     return bytes(thumb)
 

@@ -164,7 +164,9 @@ def _parent_is_sig(annot) -> bool:
 
 def _compare(prev: _RevState | None, cur: _RevState | None, rev: int, start: int, end: int) -> RevisionChange:
     if prev is None or cur is None:
-        return RevisionChange(rev, start, end, "unreadable", "a revision could not be parsed, so the update was not compared")
+        return RevisionChange(
+            rev, start, end, "unreadable", "a revision could not be parsed, so the update was not compared"
+        )
     diffs: list[str] = []
     removed: list[str] = []
     added: list[str] = []

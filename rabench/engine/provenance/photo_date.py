@@ -53,7 +53,9 @@ def parse_capture(value: str | None, offset: str | None = None) -> CaptureTime |
     return CaptureTime(when, off, value.strip())
 
 
-def check(capture: CaptureTime | None, printed_date: str | None, *, now: dt.datetime | None = None) -> PhotoDateFinding | None:
+def check(
+    capture: CaptureTime | None, printed_date: str | None, *, now: dt.datetime | None = None
+) -> PhotoDateFinding | None:
     """Compare capture time with the printed purchase date; None when there is nothing to say.
 
     ``now`` is the submission time; without one, the wall clock (the file exists now, so it
@@ -71,12 +73,16 @@ def check(capture: CaptureTime | None, printed_date: str | None, *, now: dt.date
     tz = f" {capture.offset}" if capture.offset else ""
     if capture.when > now + FUTURE_SLACK:
         return PhotoDateFinding(
-            False, f"EXIF DateTimeOriginal {capture.raw}{tz} is after the submission time {now:%Y-%m-%d %H:%M}: "
-                   "a wrong camera clock; not compared with the printed date")
+            False,
+            f"EXIF DateTimeOriginal {capture.raw}{tz} is after the submission time {now:%Y-%m-%d %H:%M}: "
+            "a wrong camera clock; not compared with the printed date",
+        )
     if dt.datetime.combine(printed, dt.time()) > now + FUTURE_SLACK:
         return PhotoDateFinding(
-            False, f"the printed date {printed.isoformat()} is after the submission time {now:%Y-%m-%d %H:%M}; "
-                   f"EXIF DateTimeOriginal {capture.raw}{tz} not compared with it")
+            False,
+            f"the printed date {printed.isoformat()} is after the submission time {now:%Y-%m-%d %H:%M}; "
+            f"EXIF DateTimeOriginal {capture.raw}{tz} not compared with it",
+        )
     start = dt.datetime.combine(printed, dt.time())
     gap = start - capture.when
     if gap >= MIN_GAP:

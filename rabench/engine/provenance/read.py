@@ -53,7 +53,13 @@ def sniff(data: bytes) -> str:
     return "unknown"
 
 
-_MEDIA = {"jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp", "tiff": "image/tiff", "pdf": "application/pdf"}
+_MEDIA = {
+    "jpeg": "image/jpeg",
+    "png": "image/png",
+    "webp": "image/webp",
+    "tiff": "image/tiff",
+    "pdf": "application/pdf",
+}
 
 
 def read_file(path: Path, media_type: str) -> FileFacts:
@@ -142,6 +148,8 @@ def _thumb(data: bytes, facts: FileFacts) -> None:
                 img.draft("L", (t.width * thumbnail.DRAFT_FACTOR, t.height * thumbnail.DRAFT_FACTOR))
             img.load()
     except Exception as e:  # Pillow's plugins raise many types on broken or hostile images
-        facts.problems.append(f"the image could not be decoded to compare its thumbnail: {type(e).__name__}: {str(e)[:160]}")
+        facts.problems.append(
+            f"the image could not be decoded to compare its thumbnail: {type(e).__name__}: {str(e)[:160]}"
+        )
         return
     facts.thumb = thumbnail.compare(facts.exif.thumbnail, img, facts.exif.orientation)

@@ -71,7 +71,9 @@ NOISE_FLOOR = 0.25  # grey levels^2, the least residual noise a pair is credited
 # pairs reached 0.68 of max(5 x p95, 0.12) x that factor; the bar is 1.5 times that.
 LOCAL_STANDOUT = 5.1
 LOCAL_FLOOR = 0.123
-OPINION_SHARE = 0.75  # a local score from this share of the bar (above every genuine pair of the calibration) to 1 is an opinion
+OPINION_SHARE = (
+    0.75  # a local score from this share of the bar (above every genuine pair of the calibration) to 1 is an opinion
+)
 DIFFERENT_CORR = 0.75  # correlation after alignment below which it is a different picture (genuine >= 0.84)
 CROP_LIMIT = 0.08  # share of a thumbnail side the aligned image may leave uncovered (a fact, never proof)
 CROP_MIN_CC = 0.9  # a crop is reported only when the image matches the part it covers this well
@@ -141,8 +143,9 @@ def compare(thumb_bytes: bytes, image: Image.Image, orientation: int = 1) -> Thu
         boxes = [_to_image(b, content, src_box, gsize, tc.shape) for b in r[0]]
         if frame_name == "stored" and orientation != 1:
             boxes = [_orient_box(b, orientation) for b in boxes]
-        res = msgspec.structs.replace(r[1], boxes=boxes[:MAX_BOXES], fit=f"{frame_name}/{fit}",
-                                      size=(tc.shape[1], tc.shape[0]))
+        res = msgspec.structs.replace(
+            r[1], boxes=boxes[:MAX_BOXES], fit=f"{frame_name}/{fit}", size=(tc.shape[1], tc.shape[0])
+        )
         if best is None or cc > best[0]:
             best = (cc, res)
     if best is None:
@@ -242,8 +245,9 @@ def _bars_uniform(thumb: np.ndarray, content: Box) -> bool:
     return bool(bars) and all(float(p.std()) < 10.0 for p in bars)
 
 
-def _resample(g: Image.Image, size: tuple[int, int], box: FloatBox | None,
-              method: Image.Resampling | None = None) -> np.ndarray:
+def _resample(
+    g: Image.Image, size: tuple[int, int], box: FloatBox | None, method: Image.Resampling | None = None
+) -> np.ndarray:
     """Area (box-filter) resampling, the way cameras reduce; bilinear when enlarging."""
     if method is None:
         method = Image.Resampling.BOX if g.width >= size[0] else Image.Resampling.BILINEAR
@@ -278,16 +282,21 @@ def _register(tc: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     best = (np.eye(2, 3, dtype=np.float32), _ncc(a1, _blur(m, BLUR)))
     criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 100, 1e-6)
 
-    def attempt(start: np.ndarray, sigmas: tuple[float, ...] = (1.0, 1.5), min_cc: float = -1.0,
-                top: float = 1.2) -> None:
+    def attempt(
+        start: np.ndarray, sigmas: tuple[float, ...] = (1.0, 1.5), min_cc: float = -1.0, top: float = 1.2
+    ) -> None:
         nonlocal best
         for sigma in sigmas:
             try:
-                _, warp = cv2.findTransformECC(_blur(tc, sigma), _blur(m, sigma), start.copy(),
-                                               cv2.MOTION_AFFINE, criteria, None, 1)
+                _, warp = cv2.findTransformECC(
+                    _blur(tc, sigma), _blur(m, sigma), start.copy(), cv2.MOTION_AFFINE, criteria, None, 1
+                )
             except cv2.error:  # "did not converge" on flat or unrelated content: keep the other starts
                 continue
-            if not (0.8 <= warp[0, 0] <= top and 0.8 <= warp[1, 1] <= top) or max(abs(warp[0, 1]), abs(warp[1, 0])) > 0.1:
+            if (
+                not (0.8 <= warp[0, 0] <= top and 0.8 <= warp[1, 1] <= top)
+                or max(abs(warp[0, 1]), abs(warp[1, 0])) > 0.1
+            ):
                 continue
             covered = _warp(np.ones_like(m), warp, (w, h), border=cv2.BORDER_CONSTANT) > 0.999
             if covered.mean() < 0.5:
@@ -307,8 +316,12 @@ def _register(tc: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
             attempt(grid[0])
         for cut in (0.15, 0.25):
             k = 1 / (1 - cut)
-            for start in ([[k, 0, 0], [0, 1, 0]], [[k, 0, -cut * w * k], [0, 1, 0]],
-                          [[1, 0, 0], [0, k, 0]], [[1, 0, 0], [0, k, -cut * h * k]]):
+            for start in (
+                [[k, 0, 0], [0, 1, 0]],
+                [[k, 0, -cut * w * k], [0, 1, 0]],
+                [[1, 0, 0], [0, k, 0]],
+                [[1, 0, 0], [0, k, -cut * h * k]],
+            ):
                 # kept only when the image then matches the part it covers well: a different
                 # picture must not pass for a crop of a lookalike corner
                 attempt(np.array(start, dtype=np.float32), (1.5,), CROP_MIN_CC, 1.6)
@@ -341,7 +354,9 @@ def _grid_search(tc: np.ndarray, m: np.ndarray, a1: np.ndarray) -> tuple[np.ndar
 
 
 def _warp(a: np.ndarray, warp: np.ndarray, size: tuple[int, int], border: int = cv2.BORDER_REPLICATE) -> np.ndarray:
-    return cv2.warpAffine(a, warp, size, flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP, borderMode=border, borderValue=0)
+    return cv2.warpAffine(
+        a, warp, size, flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP, borderMode=border, borderValue=0
+    )
 
 
 def _judge(tc: np.ndarray, aligned: np.ndarray, covered: np.ndarray, warp: np.ndarray) -> tuple[list[Box], ThumbResult]:
@@ -372,8 +387,9 @@ def _judge(tc: np.ndarray, aligned: np.ndarray, covered: np.ndarray, warp: np.nd
     mask = inner.astype(np.float32)
 
     def box(x: np.ndarray) -> np.ndarray:
-        return cv2.boxFilter((x * mask).astype(np.float32), -1, (side, side), normalize=False,
-                             borderType=cv2.BORDER_CONSTANT)
+        return cv2.boxFilter(
+            (x * mask).astype(np.float32), -1, (side, side), normalize=False, borderType=cv2.BORDER_CONSTANT
+        )
 
     printed = box(da * da + db * db)
     edge = np.abs(da) + np.abs(db)
@@ -429,9 +445,18 @@ def _judge(tc: np.ndarray, aligned: np.ndarray, covered: np.ndarray, warp: np.nd
     kind = max(scores, key=lambda k: scores[k])
     mismatch = scores[kind] >= 1.0
     return (boxes if kind == "local" else []), ThumbResult(
-        True, mismatch=mismatch, kind=kind if mismatch else "", score=min(scores[kind], 10.0),
-        local=scores["local"], window=top, typical=typical, spread=spread, correlation=corr,
-        uncovered=uncovered, noise=float(np.sqrt(floor)), aliasing=alias,
+        True,
+        mismatch=mismatch,
+        kind=kind if mismatch else "",
+        score=min(scores[kind], 10.0),
+        local=scores["local"],
+        window=top,
+        typical=typical,
+        spread=spread,
+        correlation=corr,
+        uncovered=uncovered,
+        noise=float(np.sqrt(floor)),
+        aliasing=alias,
     )
 
 
@@ -483,8 +508,9 @@ def _uncovered(warp: np.ndarray, shape: tuple[int, int]) -> float:
     return float(max(left / w, right / w, top / h, bottom / h))
 
 
-def _to_image(box: Box, content: Box, src_box: FloatBox | None, gsize: tuple[int, int],
-              shape: tuple[int, int]) -> FloatBox:
+def _to_image(
+    box: Box, content: Box, src_box: FloatBox | None, gsize: tuple[int, int], shape: tuple[int, int]
+) -> FloatBox:
     """A region in content pixels -> fractions of the (stored-frame) image."""
     h, w = shape
     gw, gh = gsize

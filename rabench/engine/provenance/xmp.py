@@ -130,8 +130,11 @@ def _history(el: ET.Element, out: XmpFacts) -> None:
         for child in li.iter():
             if child is not li and (child.text or "").strip():
                 vals.setdefault(_local(child.tag), child.text.strip())
-        ev = HistoryEvent(action=vals.get("action", "")[:64], agent=vals.get("softwareAgent", "")[:256],
-                          when=vals.get("when", "")[:64])
+        ev = HistoryEvent(
+            action=vals.get("action", "")[:64],
+            agent=vals.get("softwareAgent", "")[:256],
+            when=vals.get("when", "")[:64],
+        )
         if ev.action or ev.agent:
             out.history.append(ev)
 

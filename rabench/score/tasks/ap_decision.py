@@ -19,19 +19,38 @@ from rabench.score.tasks.ap_tasks import facts_ran, per_case
 
 TASK = "ap_decision"
 METRICS = [
-    "decision_accuracy", "unsafe_release_rate", "fraud_escalation_recall", "exception_release_rate",
-    "false_hold_rate", "false_fraud_rate", "decision_consistency", "expected_cost_per_1000",
-    "expected_cost_per_1000_pay_everything", "expected_cost_per_1000_review_everything",
+    "decision_accuracy",
+    "unsafe_release_rate",
+    "fraud_escalation_recall",
+    "exception_release_rate",
+    "false_hold_rate",
+    "false_fraud_rate",
+    "decision_consistency",
+    "expected_cost_per_1000",
+    "expected_cost_per_1000_pay_everything",
+    "expected_cost_per_1000_review_everything",
 ]
 # USD per invoice and shares (the table in docs/methodology-ap.md, with its sources).
 DEFAULTS: dict[str, float] = {
-    "c_release": 58_900.0, "c_hold": 12.88, "c_escalate": 57.47, "c_overpay": 1_000.0,
-    "p_fraud": 0.005, "p_exception": 0.226,
+    "c_release": 58_900.0,
+    "c_hold": 12.88,
+    "c_escalate": 57.47,
+    "c_overpay": 1_000.0,
+    "p_fraud": 0.005,
+    "p_exception": 0.226,
 }
 SWEEP: tuple[tuple[str, float], ...] = (
-    ("c_release", 14_700.0), ("c_release", 135_000.0), ("c_hold", 2.36), ("c_hold", 50.0),
-    ("c_escalate", 19.16), ("c_escalate", 172.41), ("c_overpay", 100.0), ("c_overpay", 10_000.0),
-    ("p_fraud", 0.001), ("p_fraud", 0.02), ("p_exception", 0.101),
+    ("c_release", 14_700.0),
+    ("c_release", 135_000.0),
+    ("c_hold", 2.36),
+    ("c_hold", 50.0),
+    ("c_escalate", 19.16),
+    ("c_escalate", 172.41),
+    ("c_overpay", 100.0),
+    ("c_overpay", 10_000.0),
+    ("p_fraud", 0.001),
+    ("p_fraud", 0.02),
+    ("p_exception", 0.101),
 )
 TRUTHS = ("fraud", "exception", "payable")
 
@@ -67,8 +86,13 @@ def truth_masks(cases: APCaseTable) -> dict[str, np.ndarray]:
     return {"fraud": cases.fraud, "exception": cases.exception, "payable": cases.payable}
 
 
-def expected_cost(shares: tuple[np.ndarray, np.ndarray, np.ndarray], truths: dict[str, np.ndarray],
-                  mask: np.ndarray, a: dict[str, float], seed: int) -> tuple[float | None, np.ndarray | None]:
+def expected_cost(
+    shares: tuple[np.ndarray, np.ndarray, np.ndarray],
+    truths: dict[str, np.ndarray],
+    mask: np.ndarray,
+    a: dict[str, float],
+    seed: int,
+) -> tuple[float | None, np.ndarray | None]:
     """Point estimate and bootstrap samples of 1000 x sum_t pi_t x mean_{cases of t} cost.
     Each truth class is resampled on its own (a stratified bootstrap), seeds seed+0,1,2."""
     pay, other, esc = shares
@@ -83,8 +107,9 @@ def expected_cost(shares: tuple[np.ndarray, np.ndarray, np.ndarray], truths: dic
         value += pi[t] * float(cost.mean())
         idx = np.arange(cost.size, dtype=np.int64)
         sub_seed = (seed + k) & ((1 << 63) - 1)
-        samples += pi[t] * kernels.bootstrap_ratio(cost, np.ones(cost.size), idx, np.zeros(0, dtype=np.int64),
-                                                   N_BOOT, sub_seed)
+        samples += pi[t] * kernels.bootstrap_ratio(
+            cost, np.ones(cost.size), idx, np.zeros(0, dtype=np.int64), N_BOOT, sub_seed
+        )
     return 1000.0 * value, 1000.0 * samples
 
 
@@ -120,16 +145,36 @@ def rows(tid: str, facts: APFacts, cases: APCaseTable, strata: list[tuple[str, n
             out.append(_cost_row(tid, name, (pay, other, esc), truths, m, a, cases, strict=stratum != ALL))
     for name, a in assumption_sets():
         p_all, r_all = reference_costs(a)
-        out.append(plain_row(TASK, "expected_cost_per_1000_pay_everything", name, tid, p_all, 0,
-                             "every invoice paid, the reference"))
-        out.append(plain_row(TASK, "expected_cost_per_1000_review_everything", name, tid, r_all, 0,
-                             "every invoice sent to review, the reference"))
+        out.append(
+            plain_row(
+                TASK, "expected_cost_per_1000_pay_everything", name, tid, p_all, 0, "every invoice paid, the reference"
+            )
+        )
+        out.append(
+            plain_row(
+                TASK,
+                "expected_cost_per_1000_review_everything",
+                name,
+                tid,
+                r_all,
+                0,
+                "every invoice sent to review, the reference",
+            )
+        )
     return [r for r in out if r is not None]
 
 
-def _cost_row(tid: str, stratum: str, shares: tuple[np.ndarray, np.ndarray, np.ndarray],
-              truths: dict[str, np.ndarray], mask: np.ndarray, a: dict[str, float], cases: APCaseTable,
-              *, strict: bool) -> Row | None:
+def _cost_row(
+    tid: str,
+    stratum: str,
+    shares: tuple[np.ndarray, np.ndarray, np.ndarray],
+    truths: dict[str, np.ndarray],
+    mask: np.ndarray,
+    a: dict[str, float],
+    cases: APCaseTable,
+    *,
+    strict: bool,
+) -> Row | None:
     n = int(mask.sum())
     if strict and n < MIN_STRATUM:
         return None
@@ -138,8 +183,9 @@ def _cost_row(tid: str, stratum: str, shares: tuple[np.ndarray, np.ndarray, np.n
     if value is None:
         if strict:
             return None  # a stratum without every truth class has no cost row
-        return bootstrap_row(TASK, "expected_cost_per_1000", stratum, tid, None, None, seed, n,
-                             "needs every truth class")
+        return bootstrap_row(
+            TASK, "expected_cost_per_1000", stratum, tid, None, None, seed, n, "needs every truth class"
+        )
     return bootstrap_row(TASK, "expected_cost_per_1000", stratum, tid, value, samples, seed, n)
 
 

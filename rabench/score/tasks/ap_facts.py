@@ -26,8 +26,13 @@ LOG_FLOOR = 1e-15  # log loss of a zero forecast on the outcome: -ln(1e-15) = 34
 K = len(OUTCOME_CLASSES)
 # Which receipt rule (``normalise.field_right``) scores each AP field.
 FIELD_RULE = {
-    "vendor_name": "merchant", "invoice_date": "date", "due_date": "date", "currency": "currency",
-    "subtotal": "subtotal", "tax": "tax_total", "total": "total",
+    "vendor_name": "merchant",
+    "invoice_date": "date",
+    "due_date": "date",
+    "currency": "currency",
+    "subtotal": "subtotal",
+    "tax": "tax_total",
+    "total": "total",
 }
 SETS = ("discrepancy", "reason_code", "duplicate_link", "campaign_link")
 PAY = DECISIONS.index("PAY")
@@ -53,8 +58,12 @@ def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, floa
 
 
 def grounded(gold: EvidenceBox, got: EvidenceBox | None) -> bool:
-    return (got is not None and got.doc.strip().lower() == gold.doc.strip().lower()
-            and got.page == gold.page and iou(gold.box, got.box) >= IOU_AT)
+    return (
+        got is not None
+        and got.doc.strip().lower() == gold.doc.strip().lower()
+        and got.page == gold.page
+        and iou(gold.box, got.box) >= IOU_AT
+    )
 
 
 def link_keys(links: list[Link]) -> set[tuple[str, str, str]]:
@@ -109,7 +118,10 @@ class APCaseTable:
         fraud = np.array([c.label.is_fraud for c in cases], dtype=bool)
         payable = np.array([c.label.safe_to_pay for c in cases], dtype=bool)
         return APCaseTable(
-            cases=cases, index={c.id: i for i, c in enumerate(cases)}, fraud=fraud, payable=payable,
+            cases=cases,
+            index={c.id: i for i, c in enumerate(cases)},
+            fraud=fraud,
+            payable=payable,
             exception=~fraud & ~payable,
             outcome=np.array([OUTCOME_CLASSES.index(c.label.outcome) for c in cases], dtype=np.int64),
             implied_tags={},
@@ -148,11 +160,27 @@ def _empty_base(target: TargetRuns) -> RunFacts:
         return np.full(n, NAN)
 
     return RunFacts(
-        case=target.case, w=np.zeros(n), status=np.zeros(n, dtype=np.int8),
+        case=target.case,
+        w=np.zeros(n),
+        status=np.zeros(n, dtype=np.int8),
         recorded=np.ones(n, dtype=bool) if target.missing is None else ~target.missing,
-        readable=f(), risk=f(), field={name: f() for name in SCALAR_FIELDS}, all_right=f(),
-        li_tp=f(), li_pred=f(), li_lab=f(), check_ran=f(), check_flagged=f(), total=f(), seen=f(),
-        exact=f(), has_proof=f(), edited_named=f(), latency=f(), cost=f(), model_cost=f(),
+        readable=f(),
+        risk=f(),
+        field={name: f() for name in SCALAR_FIELDS},
+        all_right=f(),
+        li_tp=f(),
+        li_pred=f(),
+        li_lab=f(),
+        check_ran=f(),
+        check_flagged=f(),
+        total=f(),
+        seen=f(),
+        exact=f(),
+        has_proof=f(),
+        edited_named=f(),
+        latency=f(),
+        cost=f(),
+        model_cost=f(),
     )
 
 
@@ -170,9 +198,19 @@ def ap_facts(target: TargetRuns, cases: APCaseTable) -> APFacts:
 
     base = _empty_base(target)
     facts = APFacts(
-        base=base, field={name: f() for name in FIELD_NAMES}, all_right=f(), li_tp=f(), li_pred=f(),
-        li_lab=f(), grounded=f(), grounded_right=f(), decision=np.full(n, NO_DECISION, dtype=np.int64),
-        right_decision=f(), sets={s: (f(), f(), f()) for s in SETS}, has_forecast=f(), brier=f(),
+        base=base,
+        field={name: f() for name in FIELD_NAMES},
+        all_right=f(),
+        li_tp=f(),
+        li_pred=f(),
+        li_lab=f(),
+        grounded=f(),
+        grounded_right=f(),
+        decision=np.full(n, NO_DECISION, dtype=np.int64),
+        right_decision=f(),
+        sets={s: (f(), f(), f()) for s in SETS},
+        has_forecast=f(),
+        brier=f(),
         log_loss=f(),
     )
     runs_per_case = np.bincount(target.case, minlength=cases.n)
@@ -224,10 +262,11 @@ def ap_facts(target: TargetRuns, cases: APCaseTable) -> APFacts:
         pairs: dict[str, tuple[set[object], set[object]]] = {
             "discrepancy": (set(label.discrepancies), set(v.discrepancies) if v else set()),
             "reason_code": (set(label.reason_codes), set(v.reason_codes) if v else set()),
-            "duplicate_link": (set(link_keys(label.duplicate_links)),
-                               set(link_keys(v.duplicate_links)) if v else set()),
-            "campaign_link": (set(link_keys(label.campaign_links)),
-                              set(link_keys(v.campaign_links)) if v else set()),
+            "duplicate_link": (
+                set(link_keys(label.duplicate_links)),
+                set(link_keys(v.duplicate_links)) if v else set(),
+            ),
+            "campaign_link": (set(link_keys(label.campaign_links)), set(link_keys(v.campaign_links)) if v else set()),
         }
         for set_name, (lab_set, pred_set) in pairs.items():
             tp, pred, labd = facts.sets[set_name]

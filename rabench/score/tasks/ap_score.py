@@ -19,8 +19,16 @@ from rabench.contracts.case import id_key
 from rabench.errors import UserError
 from rabench.score import output
 from rabench.score.findings import findings
-from rabench.score.load import CaseTable, ScoreInput, TargetRuns, check_suite_unchanged, read_outcomes, \
-    runs_of_one_suite, suite_domain, with_missing_cases
+from rabench.score.load import (
+    CaseTable,
+    ScoreInput,
+    TargetRuns,
+    check_suite_unchanged,
+    read_outcomes,
+    runs_of_one_suite,
+    suite_domain,
+    with_missing_cases,
+)
 from rabench.score.rows import ALL, MIN_STRATUM, N_BOOT
 from rabench.score.tasks import TaskContext, ap_decision, operations
 from rabench.score.tasks.ap_facts import APCaseTable, ap_facts
@@ -77,9 +85,14 @@ def load_ap_runs(run_dirs: list[str]) -> tuple[ScoreInput, APCaseTable]:
     ap_cases, suite_name, sha = load_ap_cases(str(suite_dir))
     check_suite_unchanged(suite_dir, sha, manifests[0])
     # The outcome reader needs only ids and the index: the AP cases stand in for receipt cases.
-    shim = CaseTable(cases=cast(list[Case], ap_cases.cases), index=ap_cases.index,
-                     is_base=np.ones(ap_cases.n, dtype=bool), is_fake=ap_cases.fraud,
-                     has_after=np.zeros(ap_cases.n, dtype=bool), adds_up=np.full(ap_cases.n, -1, dtype=np.int8))
+    shim = CaseTable(
+        cases=cast(list[Case], ap_cases.cases),
+        index=ap_cases.index,
+        is_base=np.ones(ap_cases.n, dtype=bool),
+        is_fake=ap_cases.fraud,
+        has_after=np.zeros(ap_cases.n, dtype=bool),
+        adds_up=np.full(ap_cases.n, -1, dtype=np.int8),
+    )
     targets: list[TargetRuns] = []
     seen: dict[str, Path] = {}
     for d, m in zip(dirs, manifests):
@@ -91,8 +104,14 @@ def load_ap_runs(run_dirs: list[str]) -> tuple[ScoreInput, APCaseTable]:
             ocs, missing, case_idx = with_missing_cases(*per_target[info.id], shim, m.run_id, info.id)
             targets.append(TargetRuns(info=info, run_id=m.run_id, outcomes=ocs, case=case_idx, missing=missing))
     targets.sort(key=lambda t: t.id)
-    inp = ScoreInput(manifests=manifests, suite_name=suite_name, manifest_sha256=sha, cases=shim,
-                     targets=targets, suite_dir=suite_dir)
+    inp = ScoreInput(
+        manifests=manifests,
+        suite_name=suite_name,
+        manifest_sha256=sha,
+        cases=shim,
+        targets=targets,
+        suite_dir=suite_dir,
+    )
     return inp, ap_cases
 
 
@@ -105,8 +124,13 @@ def ap_rows(target: TargetRuns, cases: APCaseTable, tags: dict[str, np.ndarray])
     rows += ap_decision.rows(target.id, facts, cases, strata)
     rows += findings_rows(target.id, facts, cases, strata)
     rows += calibration_rows(target.id, facts, cases, strata)
-    ctx = TaskContext(target=target, cases=cast(CaseTable, None), facts=facts.base, tags=tags,
-                      runs=np.bincount(facts.case, minlength=cases.n))
+    ctx = TaskContext(
+        target=target,
+        cases=cast(CaseTable, None),
+        facts=facts.base,
+        tags=tags,
+        runs=np.bincount(facts.case, minlength=cases.n),
+    )
     rows += operations.rows(ctx)
     return rows
 
@@ -118,11 +142,26 @@ def score_ap(inp: ScoreInput, ap_cases: APCaseTable) -> output.RowsFile:
         rows.extend(ap_rows(target, ap_cases, tags))
     rows.sort(key=output.sort_key)
     header = output.Header(
-        format=output.FORMAT, spec=SPEC, contracts_version=CONTRACTS_VERSION, scorer_version=SCORER_VERSION,
-        suite_name=inp.suite_name, suite_manifest_sha256=inp.manifest_sha256,
-        runs=sorted((output.RunRef(run_id=m.run_id, targets=sorted(t.id for t in m.targets),
-                                   repetitions=m.repetitions, price_date=m.price_date) for m in inp.manifests),
-                    key=lambda r: r.run_id),
-        targets=[t.info for t in inp.targets], bootstrap_resamples=N_BOOT, min_stratum_cases=MIN_STRATUM,
+        format=output.FORMAT,
+        spec=SPEC,
+        contracts_version=CONTRACTS_VERSION,
+        scorer_version=SCORER_VERSION,
+        suite_name=inp.suite_name,
+        suite_manifest_sha256=inp.manifest_sha256,
+        runs=sorted(
+            (
+                output.RunRef(
+                    run_id=m.run_id,
+                    targets=sorted(t.id for t in m.targets),
+                    repetitions=m.repetitions,
+                    price_date=m.price_date,
+                )
+                for m in inp.manifests
+            ),
+            key=lambda r: r.run_id,
+        ),
+        targets=[t.info for t in inp.targets],
+        bootstrap_resamples=N_BOOT,
+        min_stratum_cases=MIN_STRATUM,
     )
     return output.RowsFile(header=header, rows=rows, findings=findings(rows, inp.targets))

@@ -34,8 +34,17 @@ def per_case(facts: APFacts, values: np.ndarray, n_cases: int) -> np.ndarray:
     return out
 
 
-def ratio_row(task: str, metric: str, stratum: str, tid: str, num: np.ndarray, den: np.ndarray,
-              mask: np.ndarray, cases: APCaseTable, empty_note: str = "undefined") -> Row | None:
+def ratio_row(
+    task: str,
+    metric: str,
+    stratum: str,
+    tid: str,
+    num: np.ndarray,
+    den: np.ndarray,
+    mask: np.ndarray,
+    cases: APCaseTable,
+    empty_note: str = "undefined",
+) -> Row | None:
     """sum(num) / sum(den) over the cases in ``mask`` with a stratified bootstrap interval
     (fraud and genuine cases resampled apart). ``num``/``den`` are per case (all cases)."""
     n = int(mask.sum())
@@ -46,8 +55,9 @@ def ratio_row(task: str, metric: str, stratum: str, tid: str, num: np.ndarray, d
     if n == 0 or b.sum() <= 0:
         return bootstrap_row(task, metric, stratum, tid, None, None, seed, n, empty_note if n else "no cases")
     fraud = cases.fraud[mask]
-    samples = kernels.bootstrap_ratio(a, b, np.flatnonzero(~fraud).astype(np.int64),
-                                      np.flatnonzero(fraud).astype(np.int64), N_BOOT, seed)
+    samples = kernels.bootstrap_ratio(
+        a, b, np.flatnonzero(~fraud).astype(np.int64), np.flatnonzero(fraud).astype(np.int64), N_BOOT, seed
+    )
     return bootstrap_row(task, metric, stratum, tid, float(a.sum() / b.sum()), samples, seed, n)
 
 
@@ -70,8 +80,19 @@ def extraction_rows(tid: str, facts: APFacts, cases: APCaseTable, strata: Strata
             out.append(_rate(EXTRACTION, f"{name}_accuracy", stratum, tid, field[name][mask]))
         out.append(_rate(EXTRACTION, "all_fields_right", stratum, tid, all_right[mask]))
         li = mask & ~np.isnan(lab)
-        out.append(ratio_row(EXTRACTION, "line_item_f1", stratum, tid, 2.0 * np.nan_to_num(tp),
-                             np.nan_to_num(pred) + np.nan_to_num(lab), li, cases, "no line items"))
+        out.append(
+            ratio_row(
+                EXTRACTION,
+                "line_item_f1",
+                stratum,
+                tid,
+                2.0 * np.nan_to_num(tp),
+                np.nan_to_num(pred) + np.nan_to_num(lab),
+                li,
+                cases,
+                "no line items",
+            )
+        )
         missing = int((~facts.base.recorded & mask[facts.case]).sum())
         note = f"{missing} cases without an outcome, counted as failed runs" if missing else ""
         out.append(_rate(EXTRACTION, "valid_output_rate", stratum, tid, valid[mask], note))
@@ -108,8 +129,9 @@ def calibration_rows(tid: str, facts: APFacts, cases: APCaseTable, strata: Strat
         out.append(ratio_row(CALIBRATION, "brier_score", stratum, tid, np.nan_to_num(brier), ones, m, cases))
         out.append(ratio_row(CALIBRATION, "log_loss", stratum, tid, np.nan_to_num(loss), ones, m, cases))
         out.append(_rate(CALIBRATION, "forecast_coverage", stratum, tid, cover[m]))
-    out.append(plain_row(CALIBRATION, "brier_score_uniform", ALL, tid, 1.0 - 1.0 / K, 0,
-                         "the uniform forecast, the reference"))
+    out.append(
+        plain_row(CALIBRATION, "brier_score_uniform", ALL, tid, 1.0 - 1.0 / K, 0, "the uniform forecast, the reference")
+    )
     return [r for r in out if r is not None]
 
 

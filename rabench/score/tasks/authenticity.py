@@ -44,13 +44,11 @@ def rows(ctx: TaskContext) -> list[Row]:
         out.extend(_ranking_rows(ctx, s, auc_score, thr_score))
         for t in RISK_THRESHOLDS:
             out.append(rate_row(TASK, f"detection_at_risk_{t}", s.name, ctx.tid, shares[t][s.fake]))
-            out.append(rate_row(TASK, f"false_flag_rate_at_risk_{t}", s.name, ctx.tid,
-                                shares[t][s.genuine]))
+            out.append(rate_row(TASK, f"false_flag_rate_at_risk_{t}", s.name, ctx.tid, shares[t][s.genuine]))
     return [r for r in out if r is not None]
 
 
-def _ranking_rows(ctx: TaskContext, s: AuthStratum, auc_score: np.ndarray,
-                  thr_score: np.ndarray) -> list[Row]:
+def _ranking_rows(ctx: TaskContext, s: AuthStratum, auc_score: np.ndarray, thr_score: np.ndarray) -> list[Row]:
     members = s.genuine | s.fake
     n_g, n_f = int(s.genuine.sum()), int(s.fake.sum())
     n = n_g + n_f
@@ -59,9 +57,12 @@ def _ranking_rows(ctx: TaskContext, s: AuthStratum, auc_score: np.ndarray,
     if n_g == 0 or n_f == 0:
         if s.name != "all":
             return []
-        return [bootstrap_row(TASK, m, s.name, ctx.tid, None, None,
-                              row_seed(TASK, m, s.name, ctx.tid), n, note + ": needs both")
-                for m in names]
+        return [
+            bootstrap_row(
+                TASK, m, s.name, ctx.tid, None, None, row_seed(TASK, m, s.name, ctx.tid), n, note + ": needs both"
+            )
+            for m in names
+        ]
     local = np.cumsum(members) - 1  # case index -> index within the stratum
     sel = members[ctx.facts.case]
     case = local[ctx.facts.case[sel]].astype(np.int32)
@@ -80,9 +81,9 @@ def _ranking_rows(ctx: TaskContext, s: AuthStratum, auc_score: np.ndarray,
         metric = f"detection_at_ffr_{tag}"
         seed = row_seed(TASK, metric, s.name, ctx.tid)
         value, threshold = kernels.point_levels(kernels.DETECTION_AT_FFR, alpha, thr_runs, n_g, n_f)
-        samples = kernels.bootstrap_runs(kernels.DETECTION_AT_FFR, alpha, thr_runs, genuine_cases,
-                                         fake_cases, N_BOOT, seed)
+        samples = kernels.bootstrap_runs(
+            kernels.DETECTION_AT_FFR, alpha, thr_runs, genuine_cases, fake_cases, N_BOOT, seed
+        )
         thr = "none (flags nothing)" if threshold is None else f"{threshold:.6g}"
-        out.append(bootstrap_row(TASK, metric, s.name, ctx.tid, value, samples, seed, n,
-                                 f"{note} threshold={thr}"))
+        out.append(bootstrap_row(TASK, metric, s.name, ctx.tid, value, samples, seed, n, f"{note} threshold={thr}"))
     return out

@@ -35,8 +35,7 @@ def rows(ctx: TaskContext) -> list[Row]:
         # up; its runs' flags are all right or all wrong, the label being per document.
         # n = those documents, and the Wilson interval is over that same n.
         lab = mask & (adds >= 0) & (flagged > 0)
-        out.append(rate_row(TASK, "totals_add_up_precision", stratum, ctx.tid,
-                            (adds[lab] == 0).astype(float)))
+        out.append(rate_row(TASK, "totals_add_up_precision", stratum, ctx.tid, (adds[lab] == 0).astype(float)))
         neg = mask & (adds == 1) & ~ctx.cases.is_fake
         out.append(rate_row(TASK, "totals_add_up_false_alarm_rate", stratum, ctx.tid, flagged[neg]))
         out.append(rate_row(TASK, "totals_add_up_coverage", stratum, ctx.tid, ran[mask]))

@@ -22,13 +22,13 @@ TASK = "decisions"
 N_BINS = 10
 DEFAULTS = {"p": 0.01, "c_miss": 100.0, "c_review": 17.0}
 # One assumption varied at a time over its published spread (stratum names).
-SWEEP = (("p", 0.001), ("p", 0.05), ("c_miss", 32.0), ("c_miss", 182.0),
-         ("c_review", 8.0), ("c_review", 73.0))
+SWEEP = (("p", 0.001), ("p", 0.05), ("c_miss", 32.0), ("c_miss", 182.0), ("c_review", 8.0), ("c_review", 73.0))
 COST_THRESHOLDS = (0.5, 0.7)
 
 
-def assumption_sets(defaults: dict[str, float] = DEFAULTS,
-                    sweep: tuple[tuple[str, float], ...] = SWEEP) -> list[tuple[str, dict[str, float]]]:
+def assumption_sets(
+    defaults: dict[str, float] = DEFAULTS, sweep: tuple[tuple[str, float], ...] = SWEEP
+) -> list[tuple[str, dict[str, float]]]:
     """The defaults, then each one-at-a-time change of the sweep (also the ap scorer's, with its own)."""
     out = [(ALL, dict(defaults))]
     for key, value in sweep:
@@ -58,8 +58,7 @@ def _consistent(ctx: TaskContext) -> tuple[np.ndarray, np.ndarray]:
     np.minimum.at(lo, f.case[present], f.total[present])
     np.maximum.at(hi, f.case[present], f.total[present])
     with np.errstate(invalid="ignore"):
-        same_total = (n_present == 0) | (
-            (n_present == ctx.runs) & (hi - lo <= AMOUNT_TOLERANCE + FLOAT_SLACK))
+        same_total = (n_present == 0) | ((n_present == ctx.runs) & (hi - lo <= AMOUNT_TOLERANCE + FLOAT_SLACK))
     return decision, same_total.astype(float)
 
 
@@ -103,15 +102,27 @@ def rows(ctx: TaskContext) -> list[Row]:
         sel = run_base & mask[f.case] & has_risk
         n_runs = int(sel.sum())
         if stratum == ALL or n_runs >= MIN_STRATUM:
-            out.append(plain_row(TASK, "calibration_error", stratum, ctx.tid,
-                                 ece(f.risk[sel], ctx.cases.is_fake[f.case[sel]]), n_runs,
-                                 "" if n_runs else "no runs with a risk"))
+            out.append(
+                plain_row(
+                    TASK,
+                    "calibration_error",
+                    stratum,
+                    ctx.tid,
+                    ece(f.risk[sel], ctx.cases.is_fake[f.case[sel]]),
+                    n_runs,
+                    "" if n_runs else "no runs with a risk",
+                )
+            )
     shares = {t: flagged_share(ctx, t) for t in COST_THRESHOLDS}
 
     def rates_of(s: AuthStratum) -> dict[float, tuple[float | None, float | None]]:
-        return {t: (float(shares[t][s.fake].mean()) if s.fake.any() else None,
-                    float(shares[t][s.genuine].mean()) if s.genuine.any() else None)
-                for t in COST_THRESHOLDS}
+        return {
+            t: (
+                float(shares[t][s.fake].mean()) if s.fake.any() else None,
+                float(shares[t][s.genuine].mean()) if s.genuine.any() else None,
+            )
+            for t in COST_THRESHOLDS
+        }
 
     rates = rates_of(strata[0])  # "all"
     n = int(strata[0].fake.sum() + strata[0].genuine.sum())
@@ -122,16 +133,42 @@ def rows(ctx: TaskContext) -> list[Row]:
             continue
         note = "p={p:g} C_miss={c_miss:g} C_review={c_review:g}".format(**DEFAULTS)
         for t, (det, ffr) in rates_of(s).items():
-            out.append(plain_row(TASK, f"expected_cost_per_1000_at_risk_{t}", s.name, ctx.tid,
-                                 expected_cost(ffr, det, DEFAULTS),  # type: ignore[arg-type]
-                                 int(s.fake.sum() + s.genuine.sum()), note))
+            out.append(
+                plain_row(
+                    TASK,
+                    f"expected_cost_per_1000_at_risk_{t}",
+                    s.name,
+                    ctx.tid,
+                    expected_cost(ffr, det, DEFAULTS),  # type: ignore[arg-type]
+                    int(s.fake.sum() + s.genuine.sum()),
+                    note,
+                )
+            )
     for stratum, a in assumption_sets():
         note = f"p={a['p']:g} C_miss={a['c_miss']:g} C_review={a['c_review']:g}"
         for t in COST_THRESHOLDS:
             det, ffr = rates[t]
             value = None if det is None or ffr is None else expected_cost(ffr, det, a)
-            out.append(plain_row(TASK, f"expected_cost_per_1000_at_risk_{t}", stratum, ctx.tid,
-                                 value, n, note if value is not None else "needs genuine and fakes"))
-        out.append(plain_row(TASK, "expected_cost_per_1000_approve_everything", stratum, ctx.tid,
-                             1000.0 * a["p"] * a["c_miss"], 0, note + " (assumptions only)"))
+            out.append(
+                plain_row(
+                    TASK,
+                    f"expected_cost_per_1000_at_risk_{t}",
+                    stratum,
+                    ctx.tid,
+                    value,
+                    n,
+                    note if value is not None else "needs genuine and fakes",
+                )
+            )
+        out.append(
+            plain_row(
+                TASK,
+                "expected_cost_per_1000_approve_everything",
+                stratum,
+                ctx.tid,
+                1000.0 * a["p"] * a["c_miss"],
+                0,
+                note + " (assumptions only)",
+            )
+        )
     return [r for r in out if r is not None]

@@ -37,8 +37,7 @@ def rows(ctx: TaskContext) -> list[Row]:
     hard = ctx.cases.has_after & ctx.has_runs
     other = ctx.base & ~ctx.cases.has_after & ~ctx.cases.is_fake
     out: list[Row | None] = []
-    for stratum, mask in [(ALL, transforms), *tag_strata(ctx.tags, transforms),
-                          *_transform_strata(ctx, transforms)]:
+    for stratum, mask in [(ALL, transforms), *tag_strata(ctx.tags, transforms), *_transform_strata(ctx, transforms)]:
         out.append(rate_row(TASK, "recall", stratum, ctx.tid, seen[mask]))
         out.append(rate_row(TASK, "exact_recall", stratum, ctx.tid, exact[mask]))
     for stratum, mask in [(ALL, hard), *tag_strata(ctx.tags, hard)]:

@@ -21,8 +21,9 @@ def rows(ctx: TaskContext) -> list[Row]:
     f = ctx.facts
     named = ctx.share(f.edited_named)
     with np.errstate(invalid="ignore"):
-        caught = ctx.share(np.where(np.isnan(f.has_proof), np.nan,
-                                    ((f.risk >= FLAG_AT) & (f.has_proof == 1.0)).astype(float)))
+        caught = ctx.share(
+            np.where(np.isnan(f.has_proof), np.nan, ((f.risk >= FLAG_AT) & (f.has_proof == 1.0)).astype(float))
+        )
     proof = ctx.share(f.has_proof)
     fakes = ctx.base & ctx.cases.is_fake
     genuine = ctx.base & ~ctx.cases.is_fake

@@ -36,8 +36,9 @@ def rows(ctx: TaskContext) -> list[Row]:
     return [r for r in out if r is not None]
 
 
-def _f1_row(ctx: TaskContext, stratum: str, mask: np.ndarray, tp: np.ndarray,
-            pred: np.ndarray, lab: np.ndarray) -> Row | None:
+def _f1_row(
+    ctx: TaskContext, stratum: str, mask: np.ndarray, tp: np.ndarray, pred: np.ndarray, lab: np.ndarray
+) -> Row | None:
     """Micro-averaged F1 = 2 sum(TP) / (sum(extracted) + sum(labelled)) over the
     documents whose label covers line items; each document's counts are the
     mean over its runs. Bootstrap: documents resampled, genuine and fakes apart."""
@@ -49,12 +50,16 @@ def _f1_row(ctx: TaskContext, stratum: str, mask: np.ndarray, tp: np.ndarray,
     num = 2.0 * tp[m]
     den = pred[m] + lab[m]
     if n == 0 or den.sum() <= 0:
-        return bootstrap_row(TASK, "line_item_f1", stratum, ctx.tid, None, None, seed, n,
-                             "no line items" if n else "no cases")
+        return bootstrap_row(
+            TASK, "line_item_f1", stratum, ctx.tid, None, None, seed, n, "no line items" if n else "no cases"
+        )
     fake = ctx.cases.is_fake[m]
     samples = kernels.bootstrap_ratio(
-        num, den, np.flatnonzero(~fake).astype(np.int64), np.flatnonzero(fake).astype(np.int64),
-        N_BOOT, seed,
+        num,
+        den,
+        np.flatnonzero(~fake).astype(np.int64),
+        np.flatnonzero(fake).astype(np.int64),
+        N_BOOT,
+        seed,
     )
-    return bootstrap_row(TASK, "line_item_f1", stratum, ctx.tid, float(num.sum() / den.sum()),
-                         samples, seed, n)
+    return bootstrap_row(TASK, "line_item_f1", stratum, ctx.tid, float(num.sum() / den.sum()), samples, seed, n)

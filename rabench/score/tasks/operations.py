@@ -17,13 +17,20 @@ TASK = "operations"
 # Notes the report shows beside a row (rabench.report): why a latency is not measured, and
 # that a cost is the batch price.
 NOT_MEASURED = "not measured"
-NOT_MEASURED_BATCH = (f"{NOT_MEASURED}: a batch run (the spec's latency is per call; a batch API answers "
-                      "a whole batch, hours later)")
-NOT_MEASURED_CACHED = f"{NOT_MEASURED}: no successful answer was timed in this run (answers from the response cache are not)"
+NOT_MEASURED_BATCH = (
+    f"{NOT_MEASURED}: a batch run (the spec's latency is per call; a batch API answers a whole batch, hours later)"
+)
+NOT_MEASURED_CACHED = (
+    f"{NOT_MEASURED}: no successful answer was timed in this run (answers from the response cache are not)"
+)
 BATCH_PRICE = "at the batch price (50% of the list price)"
 PERCENTILES = ((50, "latency_p50_s"), (95, "latency_p95_s"), (99, "latency_p99_s"))
-RATES = (("error", "error_rate"), ("refusal", "refusal_rate"), ("timeout", "timeout_rate"),
-         ("invalid_output", "invalid_output_rate"))
+RATES = (
+    ("error", "error_rate"),
+    ("refusal", "refusal_rate"),
+    ("timeout", "timeout_rate"),
+    ("invalid_output", "invalid_output_rate"),
+)
 
 
 def _mean_known(values: np.ndarray, ok_calls: int) -> tuple[float | None, int, str]:
@@ -73,7 +80,7 @@ def not_measured_reason(row: Row) -> str | None:
     """Why a row has no value because nothing was measured (a batch run, cached answers), for
     the report to show; None for any other row."""
     if row.value is None and row.note.startswith(NOT_MEASURED + ": "):
-        return row.note[len(NOT_MEASURED) + 2:]
+        return row.note[len(NOT_MEASURED) + 2 :]
     return None
 
 
@@ -85,6 +92,8 @@ def batch_targets(rows: Iterable[Row]) -> list[str]:
 def batch_sentence(targets: Sequence[str]) -> str:
     """What the report says about the batch runs among ``targets`` (plain text, ids in backticks)."""
     who = ", ".join(f"`{t}`" for t in targets)
-    return (f"Batch run: {who} answered through {'its' if len(targets) == 1 else 'their'} provider's batch API "
-            "(`rabench run --batch`): latency is not measured (the spec's latency is per call; a batch "
-            f"answers hours later, all at once) and cost is {BATCH_PRICE}.")
+    return (
+        f"Batch run: {who} answered through {'its' if len(targets) == 1 else 'their'} provider's batch API "
+        "(`rabench run --batch`): latency is not measured (the spec's latency is per call; a batch "
+        f"answers hours later, all at once) and cost is {BATCH_PRICE}."
+    )

@@ -39,10 +39,17 @@ def make_diy_target(target_id: str, config: TargetsConfig) -> DiyTarget:
     table = load_price_table(config)
     price = None
     if table is not None:
-        price = table.lookup(settings.name if settings.name in ("openai", "anthropic", "gemini", "gateway")
-                             else settings.wire, model,
-                             price_model=settings.price_models.get(model))
+        price = table.lookup(
+            settings.name if settings.name in ("openai", "anthropic", "gemini", "gateway") else settings.wire,
+            model,
+            price_model=settings.price_models.get(model),
+        )
     return DiyTarget(
-        target_id, settings, wire_module(settings.wire), model, key, price,
+        target_id,
+        settings,
+        wire_module(settings.wire),
+        model,
+        key,
+        price,
         price_date=resolve_price_date(config),
     )

@@ -47,20 +47,50 @@ def parse_answer(text: str) -> Verdict:
     """Text -> Verdict (fields, line items, risk, opinion reasons) or AnswerError."""
     fast = _typed_object(text)
     if fast is not None:  # the same values json would give for the keys read below
-        return _verdict(fast.merchant, fast.date, fast.subtotal, fast.tax_total, fast.total, fast.currency,
-                        fast.receipt_number, fast.line_items, fast.risk, fast.reasons)
+        return _verdict(
+            fast.merchant,
+            fast.date,
+            fast.subtotal,
+            fast.tax_total,
+            fast.total,
+            fast.currency,
+            fast.receipt_number,
+            fast.line_items,
+            fast.risk,
+            fast.reasons,
+        )
     return verdict_of_object(extract_json_object(text))
 
 
 def verdict_of_object(obj: dict[str, Any]) -> Verdict:
     """The general path: the answer's JSON object as json decoded it."""
     get = obj.get
-    return _verdict(get("merchant"), get("date"), get("subtotal"), get("tax_total"), get("total"),
-                    get("currency"), get("receipt_number"), get("line_items"), get("risk"), get("reasons"))
+    return _verdict(
+        get("merchant"),
+        get("date"),
+        get("subtotal"),
+        get("tax_total"),
+        get("total"),
+        get("currency"),
+        get("receipt_number"),
+        get("line_items"),
+        get("risk"),
+        get("reasons"),
+    )
 
 
-def _verdict(merchant: Any, date: Any, subtotal: Any, tax_total: Any, total: Any, currency: Any,
-             receipt_number: Any, line_items: Any, risk: Any, reasons: Any) -> Verdict:
+def _verdict(
+    merchant: Any,
+    date: Any,
+    subtotal: Any,
+    tax_total: Any,
+    total: Any,
+    currency: Any,
+    receipt_number: Any,
+    line_items: Any,
+    risk: Any,
+    reasons: Any,
+) -> Verdict:
     fields = Fields(
         merchant=_text(merchant, "merchant"),
         date=_date(date),
@@ -116,7 +146,7 @@ def _typed_object(text: str) -> _Answer | None:
     if start < 0 or end < start:
         return None
     try:
-        return _answer_decoder.decode(chunk[start:end + 1])
+        return _answer_decoder.decode(chunk[start : end + 1])
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
 
@@ -254,9 +284,7 @@ def _line_items(value: Any) -> list[LineItem] | None:
             total = round(quantity * unit_price, 2)
         if not description or total is None:
             continue
-        items.append(
-            LineItem(description=description, total=total, quantity=quantity, unit_price=unit_price)
-        )
+        items.append(LineItem(description=description, total=total, quantity=quantity, unit_price=unit_price))
     return items
 
 

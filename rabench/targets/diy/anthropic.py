@@ -24,8 +24,9 @@ def image_value(image_b64: str, media_type: str) -> str:
     return image_b64
 
 
-def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
-          image_b64: str | msgspec.Raw, media_type: str) -> Request:
+def build(
+    settings: ProviderSettings, key: str | None, model: str, prompt: str, image_b64: str | msgspec.Raw, media_type: str
+) -> Request:
     """``image_b64``: the base64 text, or ``image_value`` of it already JSON-encoded (a Raw)."""
     body: dict[str, Any] = {
         "model": model,
@@ -34,8 +35,7 @@ def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
             {
                 "role": "user",
                 "content": [
-                    {"type": "image",
-                     "source": {"type": "base64", "media_type": media_type, "data": image_b64}},
+                    {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": image_b64}},
                     {"type": "text", "text": prompt},
                 ],
             }
@@ -105,8 +105,7 @@ def read(payload: Any) -> Reply:
         output_tokens=as_int(usage.get("output_tokens")),
     )
     model = payload.get("model") if isinstance(payload.get("model"), str) else None
-    texts = [b.get("text", "") for b in payload["content"]
-             if isinstance(b, dict) and b.get("type") == "text"]
+    texts = [b.get("text", "") for b in payload["content"] if isinstance(b, dict) and b.get("type") == "text"]
     text = "".join(texts) if texts else None
     stop = payload.get("stop_reason")
     if stop == "refusal":

@@ -30,8 +30,10 @@ DATE_FIELDS = ("invoice_date", "due_date")
 def ap_prompt_text(version: str = AP_PROMPT_VERSION) -> str:
     raw = resources.files("rabench.targets").joinpath("prompts", f"{version}.txt").read_bytes()
     if version == AP_PROMPT_VERSION and hashlib.sha256(raw).hexdigest() != AP_PROMPT_SHA256:
-        raise RuntimeError(f"prompt {version}.txt changed without a new version: add prompts/ap-plain-vN.txt "
-                           "and bump AP_PROMPT_VERSION / AP_PROMPT_SHA256 instead")
+        raise RuntimeError(
+            f"prompt {version}.txt changed without a new version: add prompts/ap-plain-vN.txt "
+            "and bump AP_PROMPT_VERSION / AP_PROMPT_SHA256 instead"
+        )
     return raw.decode("utf-8")
 
 
@@ -83,9 +85,14 @@ def _line_items(value: Any) -> list[dict[str, Any]] | None:
     for item in _list(value, "line_items"):
         if not isinstance(item, dict) or _is_null(item.get("description")) or _is_null(item.get("total")):
             continue  # as receipts: an item without a description or a total is dropped
-        out.append({"description": str(item["description"]).strip(), "total": to_amount(item["total"], "line total"),
-                    "quantity": to_amount(item.get("quantity"), "quantity"),
-                    "unit_price": to_amount(item.get("unit_price"), "unit price")})
+        out.append(
+            {
+                "description": str(item["description"]).strip(),
+                "total": to_amount(item["total"], "line total"),
+                "quantity": to_amount(item.get("quantity"), "quantity"),
+                "unit_price": to_amount(item.get("unit_price"), "unit price"),
+            }
+        )
     return out
 
 

@@ -61,8 +61,7 @@ def classify(
             return Classified(Decision("invalid_output", f"{exc}: " + clean(text), status))
     if check_model and not model_matches(pinned, reply.model, strip_prefix=strip_prefix):
         return Classified(
-            Decision("error", clean(f"model mismatch: pinned {pinned!r}, answered {reply.model!r}"),
-                     status),
+            Decision("error", clean(f"model mismatch: pinned {pinned!r}, answered {reply.model!r}"), status),
             reply,
         )
     if reply.refusal:

@@ -30,7 +30,9 @@ class ProviderSettings(msgspec.Struct, frozen=True):
     key_required: bool = True
     concurrency: int = 8  # pool size = the runner's cap: [providers.X], else [defaults], else 8
     rpm: float | None = None  # read by the runner's limiter, not here
-    shared_limits: str | None = None  # redis:// URL: read by the runner's limiter (rabench.cluster.redis_limits), not here
+    shared_limits: str | None = (
+        None  # redis:// URL: read by the runner's limiter (rabench.cluster.redis_limits), not here
+    )
     max_output_tokens: int = 8192
     max_tokens_field: str = "max_completion_tokens"  # openai wire only
     temperature: float | None = None  # None: the provider's default (GPT-5 accepts no other)
@@ -96,8 +98,9 @@ def provider_settings(name: str, config: TargetsConfig) -> ProviderSettings:
     """Resolve one provider's settings (UserError naming the problem if they are bad)."""
     given = config.providers.get(name)
     # The keys the table sets (None: absent); api_key_env = "" means "no key".
-    table: dict[str, Any] = {} if given is None else {
-        k: v for k, v in msgspec.structs.asdict(given).items() if v is not None}
+    table: dict[str, Any] = (
+        {} if given is None else {k: v for k, v in msgspec.structs.asdict(given).items() if v is not None}
+    )
     if name in BUILTIN:
         base = dict(BUILTIN[name])
     else:

@@ -86,9 +86,7 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return seconds
 
 
-def classify_status(
-    status: int, headers: Mapping[str, str], message: str, secrets: Iterable[str] = ()
-) -> Decision:
+def classify_status(status: int, headers: Mapping[str, str], message: str, secrets: Iterable[str] = ()) -> Decision:
     """A non-2xx HTTP status -> retry (408, 429, 5xx) or error (everything else)."""
     text = truncate(scrub(message.strip() or f"HTTP {status}", secrets))
     if status in TRANSPORT_STATUSES or status >= 500:
@@ -134,7 +132,5 @@ def raise_for(decision: Decision, usage: Usage | None = None) -> None:
     if decision.action == "ok":
         return
     if decision.action == "retry":
-        raise TransportFailure(
-            decision.message, status=decision.status, retry_after=decision.retry_after
-        )
+        raise TransportFailure(decision.message, status=decision.status, retry_after=decision.retry_after)
     raise TargetFailure(decision.action, decision.message, usage=usage)

@@ -28,8 +28,9 @@ def image_value(image_b64: str, media_type: str) -> str:
     return image_b64
 
 
-def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
-          image_b64: str | msgspec.Raw, media_type: str) -> Request:
+def build(
+    settings: ProviderSettings, key: str | None, model: str, prompt: str, image_b64: str | msgspec.Raw, media_type: str
+) -> Request:
     """``image_b64``: the base64 text, or ``image_value`` of it already JSON-encoded (a Raw)."""
     config: dict[str, Any] = {"maxOutputTokens": settings.max_output_tokens}
     if settings.temperature is not None:
@@ -96,8 +97,10 @@ def decode(raw: bytes) -> Reply | None:
     if not payload.candidates or payload.promptFeedback:
         return None
     meta = payload.usageMetadata or _Meta()
-    tokens = dict(input_tokens=meta.promptTokenCount or 0,
-                  output_tokens=(meta.candidatesTokenCount or 0) + (meta.thoughtsTokenCount or 0))
+    tokens = dict(
+        input_tokens=meta.promptTokenCount or 0,
+        output_tokens=(meta.candidatesTokenCount or 0) + (meta.thoughtsTokenCount or 0),
+    )
     cand = payload.candidates[0]
     finish = cand.finishReason
     texts = [p.text for p in cand.content.parts if p.text is not None and not p.thought]
@@ -118,8 +121,9 @@ def read(payload: Any) -> Reply:
     model = payload.get("modelVersion") if isinstance(payload.get("modelVersion"), str) else None
     feedback = payload.get("promptFeedback") if isinstance(payload.get("promptFeedback"), dict) else {}
     if feedback.get("blockReason"):
-        return Reply(None, model, refusal=f"promptFeedback.blockReason={feedback['blockReason']}",
-                     finish=None, **tokens)
+        return Reply(
+            None, model, refusal=f"promptFeedback.blockReason={feedback['blockReason']}", finish=None, **tokens
+        )
     candidates = payload.get("candidates")
     if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], dict):
         raise ReplyShapeError("no 'candidates' in the response")
@@ -127,8 +131,9 @@ def read(payload: Any) -> Reply:
     finish = cand.get("finishReason")
     content = cand.get("content") if isinstance(cand.get("content"), dict) else {}
     parts = content.get("parts") if isinstance(content.get("parts"), list) else []
-    texts = [p["text"] for p in parts
-             if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")]
+    texts = [
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
+    ]
     text = "".join(texts) if texts else None
     if finish in SAFETY_FINISH:
         return Reply(text, model, refusal=f"finishReason={finish}", finish=finish, **tokens)

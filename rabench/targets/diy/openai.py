@@ -24,8 +24,9 @@ def image_value(image_b64: str, media_type: str) -> str:
     return f"data:{media_type};base64,{image_b64}"
 
 
-def build(settings: ProviderSettings, key: str | None, model: str, prompt: str,
-          image_b64: str | msgspec.Raw, media_type: str) -> Request:
+def build(
+    settings: ProviderSettings, key: str | None, model: str, prompt: str, image_b64: str | msgspec.Raw, media_type: str
+) -> Request:
     """``image_b64``: the base64 text, or ``image_value`` of it already JSON-encoded (a Raw)."""
     url = image_b64 if isinstance(image_b64, msgspec.Raw) else image_value(image_b64, media_type)
     image: dict[str, Any] = {"url": url}
@@ -113,8 +114,7 @@ def read(payload: Any) -> Reply:
         raise ReplyShapeError("no 'choices' in the response")
     usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
     model = payload.get("model") if isinstance(payload.get("model"), str) else None
-    tokens = dict(input_tokens=as_int(usage.get("prompt_tokens")),
-                  output_tokens=as_int(usage.get("completion_tokens")))
+    tokens = dict(input_tokens=as_int(usage.get("prompt_tokens")), output_tokens=as_int(usage.get("completion_tokens")))
     if not payload["choices"]:
         raise ReplyShapeError("empty 'choices' in the response")
     choice = payload["choices"][0] if isinstance(payload["choices"][0], dict) else {}
@@ -124,6 +124,11 @@ def read(payload: Any) -> Reply:
     if isinstance(refusal, str) and refusal.strip():
         return Reply(None, model, refusal=refusal.strip(), finish=finish, **tokens)
     if finish == "content_filter":
-        return Reply(_content_text(message.get("content")), model,
-                     refusal="finish_reason=content_filter", finish=finish, **tokens)
+        return Reply(
+            _content_text(message.get("content")),
+            model,
+            refusal="finish_reason=content_filter",
+            finish=finish,
+            **tokens,
+        )
     return Reply(_content_text(message.get("content")), model, finish=finish, **tokens)

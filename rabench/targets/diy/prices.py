@@ -24,8 +24,15 @@ from rabench.contracts.prices import (
 )
 
 __all__ = [
-    "GATEWAY_PREFIX", "ModelPrice", "PriceTable", "SelfPrice", "cost_usd", "load_price_table",
-    "read_price_table", "resolve_price_date", "self_cost_per_check",
+    "GATEWAY_PREFIX",
+    "ModelPrice",
+    "PriceTable",
+    "SelfPrice",
+    "cost_usd",
+    "load_price_table",
+    "read_price_table",
+    "resolve_price_date",
+    "self_cost_per_check",
 ]
 
 

@@ -101,8 +101,13 @@ class DiyTarget:
 
     def usage(self, input_tokens: int, output_tokens: int, model: str | None) -> Usage:
         cost = cost_usd(self._price, input_tokens, output_tokens)
-        return Usage(model=model or self.model, input_tokens=input_tokens,
-                     output_tokens=output_tokens, cost_usd=cost, model_cost_usd=cost)
+        return Usage(
+            model=model or self.model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=cost,
+            model_cost_usd=cost,
+        )
 
     def estimate_call(self, width: int, height: int) -> CallEstimate:
         """Input tokens and cost of one check on a prepared image of ``width`` x ``height``
@@ -135,8 +140,11 @@ class DiyTarget:
 
             prompt, parse = await anyio.to_thread.run_sync(ap_prompt, request), parse_ap_answer
         if image is None:
-            image = image_b64 if parse is not None else _B64_CACHE.json_value(
-                request.prepared, self._wire, media_type, image_b64)
+            image = (
+                image_b64
+                if parse is not None
+                else _B64_CACHE.json_value(request.prepared, self._wire, media_type, image_b64)
+            )
         req = self._wire.build(self.settings, self._key, self.model, prompt, image, media_type)
         if isinstance(request, APRequest):  # the bundle's other invoice pages, in the wire's shape
             from rabench.targets.diy.ap import images, more_images
@@ -157,10 +165,17 @@ class DiyTarget:
             raise TransportFailure(
                 truncate(scrub(f"connection error: {type(exc).__name__}: {detail}", secrets))
             ) from None
-        result = classify(status, headers, raw, wire=self._wire, pinned=self.model,
-                          check_model=self.settings.check_model,
-                          strip_prefix=self.settings.strip_prefix, secrets=secrets,
-                          **({"parse": parse} if parse is not None else {}))
+        result = classify(
+            status,
+            headers,
+            raw,
+            wire=self._wire,
+            pinned=self.model,
+            check_model=self.settings.check_model,
+            strip_prefix=self.settings.strip_prefix,
+            secrets=secrets,
+            **({"parse": parse} if parse is not None else {}),
+        )
         usage = None
         reply = result.reply
         key = self._key if reply is not None and (parse is not None or self._may_echo_key(reply)) else None

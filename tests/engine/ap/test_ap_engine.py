@@ -63,8 +63,10 @@ def test_check_digits_and_lookalikes():
     assert not _lookalike("acme-gmbh.de", "acme-gmbh.de") and not _lookalike("zeta-logistics.fr", "acme-gmbh.de")
 
 
-@pytest.mark.parametrize(("text", "value"), [("1.234,50", 1234.5), ("1,234.50", 1234.5), ("EUR 285.00", 285.0),
-                                             ("1 234,50 €", 1234.5), ("no amount", None)])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1.234,50", 1234.5), ("1,234.50", 1234.5), ("EUR 285.00", 285.0), ("1 234,50 €", 1234.5), ("no amount", None)],
+)
 def test_amounts(text, value):
     assert amount(text) == value
 
