@@ -83,7 +83,17 @@ def _run(args: argparse.Namespace) -> int:
 
         Path(args.html).write_text(render(c, args.run_a, args.run_b), encoding="utf-8")
         print(f"\ncomparison page: {args.html}")
-    return 1 if args.fail_on_worse and any(m.direction == "worse" for m in moved) else 0
+    return 1 if args.fail_on_worse and gate_fails(moved, include_latency=args.include_latency) else 0
+
+
+def gate_fails(moved, *, include_latency: bool) -> bool:
+    """--fail-on-worse: a row got worse beyond its interval. Latency and cost have no interval
+    (their rule is "1.2x apart", which loopback noise passes), so they count only when asked."""
+    from rabench.score.metrics import BY_KEY
+
+    return any(
+        m.direction == "worse" and (include_latency or BY_KEY[(m.task, m.metric)].compare != "ratio") for m in moved
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -117,6 +127,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fail-on-worse",
         action="store_true",
-        help="exit 1 if any row got worse (with --domains: is worse on real) (for CI gates)",
+        help="exit 1 if any row got worse beyond its 95%% interval (with --domains: is worse on real) "
+        "(for CI gates); latency and cost rows, which have no interval, only with --include-latency",
+    )
+    p.add_argument(
+        "--include-latency",
+        action="store_true",
+        help="--fail-on-worse also fails on latency and cost rows at least 1.2x worse",
     )
     p.set_defaults(func=_run)

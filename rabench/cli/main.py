@@ -15,6 +15,8 @@ import importlib
 import sys
 
 from rabench import __version__
+from rabench.score.output import SPEC
+from rabench.cli.parser import Parser
 from rabench.errors import ProblemsFound, UserError
 
 # Order = order in --help.
@@ -44,14 +46,19 @@ GROUPS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rabench",
         description=(
             "Runner for RA-Bench: run receipt-audit targets over a case suite, "
             "score them with intervals, report. Pipeline: cases -> prepare -> run -> score -> report."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"rabench {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"rabench {__version__} (the runner; implements the benchmark spec {SPEC})",
+        help="the rabench version and the RA-Bench spec version it implements",
+    )
     top = parser.add_subparsers(dest="command", metavar="COMMAND")
     groups: dict[str, argparse._SubParsersAction] = {}
     for name, help_text in GROUPS.items():

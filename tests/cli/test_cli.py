@@ -47,7 +47,77 @@ def test_no_command_prints_help_and_exits_2(capsys):
 def test_unknown_command_is_a_usage_error():
     proc = subprocess.run([sys.executable, "-m", "rabench", "frobnicate"], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert "invalid choice" in proc.stderr and "Traceback" not in proc.stderr
+    assert "unknown command 'frobnicate'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_mistyped_command_names_the_closest(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["scroe", "x"])
+    assert info.value.code == 2
+    assert "did you mean 'score'?" in capsys.readouterr().err
+
+
+def _leaf_parsers():
+    out = []
+
+    def walk(parser, path):
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs and path:
+            out.append((path, parser))
+        for action in subs:
+            for name, sub in action.choices.items():
+                walk(sub, path + [name])
+
+    walk(build_parser(), [])
+    return out
+
+
+def _typo(flag: str) -> str:
+    """Swap two letters in the middle of the flag's name: --repeat -> --repaet."""
+    body = flag[2:]
+    i = max(1, len(body) // 2)
+    while i < len(body) - 1 and body[i] == body[i - 1]:
+        i += 1
+    return "--" + body[: i - 1] + body[i] + body[i - 1] + body[i + 1 :]
+
+
+def test_run_repaet_suggests_repeat_in_one_line(capsys):
+    """Issue 32, defect 7: `--repaet` printed the top-level usage without a suggestion."""
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--suite", "cases/sample", "--repaet", "2"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "rabench run: error: unrecognized argument: --repaet (did you mean --repeat?) (see rabench run --help)"
+    ]
+
+
+@pytest.mark.parametrize("path,parser", _leaf_parsers(), ids=lambda p: " ".join(p) if isinstance(p, list) else "")
+def test_every_command_suggests_its_own_flag_for_a_typo(path, parser, capsys):
+    flags = sorted((s for s in parser._option_string_actions if s.startswith("--") and s != "--help"), key=len)
+    if not flags:
+        pytest.skip("no long flags")
+    flag = flags[-1]
+    typo = _typo(flag)
+    assert typo != flag
+    with pytest.raises(SystemExit) as info:
+        main(path + [typo])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert f"unrecognized argument: {typo} (did you mean {flag}?)" in err
+
+
+def test_version_names_the_runner_and_the_spec(capsys):
+    from rabench import __version__
+    from rabench.score.output import SPEC
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert out == f"rabench {__version__} (the runner; implements the benchmark spec {SPEC})"
+    assert "RA-Bench 0.2.0" in out
 
 
 def test_schema_prints_every_contract(capsys):

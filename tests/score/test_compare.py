@@ -112,3 +112,26 @@ def test_domains_without_a_real_side_is_one_line(tmp_path, capsys):
     assert main(["compare", str(run), "--domains"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no synthetic or real cases" in err
+
+
+def test_fail_on_worse_ignores_latency_noise_unless_asked(tmp_path, capsys):
+    """Issue 32, defect 7: loopback latency 24 -> 36 ms (1.5x, no interval) must not fail a CI gate."""
+    import shutil
+
+    run_a = make(tmp_path / "a", n_targets=2, n_cases=200, reps=1, seed=5)
+    path = run_a / "outcomes.jsonl"
+    ocs = list(msgspec.json.Decoder(Outcome).decode_lines(path.read_bytes()))
+    path.write_bytes(b"\n".join(msgspec.json.encode(msgspec.structs.replace(o, latency_s=0.024)) for o in ocs) + b"\n")
+    run_b = tmp_path / "b"
+    shutil.copytree(run_a, run_b)
+    manifest = msgspec.json.decode((run_b / "run.json").read_bytes())
+    manifest["run_id"] = "b"
+    (run_b / "run.json").write_bytes(msgspec.json.encode(manifest))
+    path = run_b / "outcomes.jsonl"
+    path.write_bytes(b"\n".join(msgspec.json.encode(msgspec.structs.replace(o, latency_s=0.036)) for o in ocs) + b"\n")
+    moved, _ = compare_runs(str(run_a), str(run_b))
+    assert {m.task for m in moved} == {"operations"} and all(m.direction == "worse" for m in moved)
+    assert any(m.metric.startswith("latency") for m in moved)
+    assert main(["compare", str(run_a), str(run_b), "--fail-on-worse"]) == 0
+    assert "worse" in capsys.readouterr().out  # still listed, just not a failed gate
+    assert main(["compare", str(run_a), str(run_b), "--fail-on-worse", "--include-latency"]) == 1
