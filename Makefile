@@ -38,7 +38,7 @@ lint: venv
 	$(PY) -m pytest -q -p no:cacheprovider -m lint tests/test_lint.py tests/test_types.py
 
 bench: venv
-	$(PY) -m rabench bench --size $(SIZE) $(if $(SUITE),--kind $(SUITE)) $(if $(TARGETS),--targets "$(TARGETS)") $(if $(REAL),--real "$(REAL)") $(if $(RUN_ID),--run-id "$(RUN_ID)")
+	$(PY) -m rabench bench --size $(SIZE) $(if $(SUITE),--kind $(SUITE)) $(foreach t,$(TARGETS),--target $(t)) $(if $(REAL),--real "$(REAL)") $(if $(RUN_ID),--run-id "$(RUN_ID)")
 
 clean-venv:
 	rm -rf $(VENV)

@@ -222,7 +222,13 @@ def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     config_path = Path(args.config)
     config = read_targets_config(config_path) if config_path.is_file() else TargetsConfig()
-    requested = args.targets.split() if args.targets else None
+    if args.targets:
+        print(
+            'rabench bench: --targets "a b" is deprecated (removed in the next release); '
+            "use --target a --target b, as in rabench run",
+            file=sys.stderr,
+        )
+    requested = [*(args.target or []), *(args.targets.split() if args.targets else [])] or None
     targets, skipped = available_targets(config, requested)
     for note in skipped:
         print(f"== targets: {note}")
@@ -252,12 +258,14 @@ def _run(args: argparse.Namespace) -> int:
         real_runs = _runs(real_suite, f"{run_id}-real", targets, args, config_path, "real") if real_suite else []
         report_dir = Path("reports") / run_id
         if real_runs:
-            _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real")])
+            ref = ["--reference", args.reference] if args.reference else []
+            _stage("score (real)", ["score", *real_runs, "--out", str(report_dir / "real"), *ref])
             (report_dir / "real" / "track.json").write_bytes(
                 msgspec.json.format(msgspec.json.encode(track.record()), indent=1) + b"\n"
             )
             _stage("report (real)", ["report", str(report_dir / "real")])
-        _stage("score", ["score", *runs, "--out", str(report_dir)])
+        ref = ["--reference", args.reference] if args.reference else []
+        _stage("score", ["score", *runs, "--out", str(report_dir), *ref])
         _stage("report", ["report", str(report_dir)])
     except KeyboardInterrupt:
         print(
@@ -308,9 +316,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--suite", help="use this suite folder instead of cases/<size>-test")
     p.add_argument(
-        "--targets",
-        help='space-separated target ids, e.g. "self diy:gateway:openai/gpt-5" '
+        "--target",
+        action="append",
+        metavar="TARGET",
+        help="target id, repeatable, as in rabench run: --target self --target diy:gateway:openai/gpt-5 "
         "(default: [bench] targets in the config)",
+    )
+    p.add_argument(
+        "--targets",
+        help=argparse.SUPPRESS,  # deprecated: space-separated ids; one release, with a warning
+    )
+    p.add_argument(
+        "--reference",
+        metavar="TARGET",
+        help="the target the verdict and the findings compare every other target with "
+        "(default: self when it runs, else the first target named)",
     )
     p.add_argument("--repeat", type=int, default=2, help="repetitions for self (default 2)")
     p.add_argument("--diy-repeat", type=int, default=1, help="repetitions for DIY targets (default 1)")

@@ -15,10 +15,16 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--address needs --executor ray")
     if args.executor == "ray" and args.address is None:
         raise UserError("--executor ray needs --address HOST:PORT (the Ray head)")
-    result = score_runs(args.runs, ray_address=args.address if args.executor == "ray" else None)
+    result = score_runs(
+        args.runs, ray_address=args.address if args.executor == "ray" else None, reference=args.reference
+    )
     rows_path, md_path = write_outputs(result, args.out)
     n_find = len(result.findings)
     print(f"{len(result.rows)} rows, {n_find} findings -> {rows_path}, {md_path}", file=sys.stdout)
+    ref = result.doc.header.reference
+    if ref is not None:
+        others = list(dict.fromkeys(f.baseline for f in result.findings))
+        print(f"reference: {ref} (vs {', '.join(others)})", file=sys.stdout)
     return 0
 
 
@@ -29,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Read each RUN folder (run.json + outcomes.jsonl) and the suite it names, and write "
             "OUT/rows.json (every row: task, metric, stratum, target, value, 95% interval, n, "
-            "bootstrap seed; plus findings of each 'self' target against each baseline) and "
+            "bootstrap seed; plus the findings of the reference target against every other "
+            "target: --reference, else the first 'self' target, else the first target named) and "
             "OUT/report.md. Several runs (e.g. one per target) are scored together only if they "
             "used the same suite; a target may appear in one run only. Re-scoring the same runs "
             "gives a byte-identical rows.json. Definitions: docs/methodology.md."
@@ -43,6 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="in-process",
         help="ray: each target's task rows (the bootstraps) as Ray tasks on the cluster at --address; "
         'rows.json is byte-identical (docs/running.md, "Running on a cluster")',
+    )
+    p.add_argument(
+        "--reference",
+        default=None,
+        metavar="TARGET",
+        help="the target the verdict and the findings compare every other target with (default: "
+        "the 'self' target when present, else the first target the run named)",
     )
     p.add_argument("--address", default=None, metavar="HOST:PORT", help="the Ray head for --executor ray")
     p.set_defaults(func=_run)

@@ -19,8 +19,8 @@ class Finding(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fi
 
     task: str
     metric: str
-    target: str  # ours (kind "self")
-    baseline: str
+    target: str  # the reference target (rows.json header "reference")
+    baseline: str  # the target it is compared with
     result: FindingResult  # from our target's side
     reason: str
     value: float | None = None
@@ -49,6 +49,11 @@ class RowsHeader(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     targets: list[TargetInfo]
     bootstrap_resamples: int
     min_stratum_cases: int
+    # the target the findings and the verdict compare every other target with (--reference;
+    # default the first `self` target, else the first target named); None with one target
+    reference: str | None = None
+    # target ids in the order the run(s) named them
+    named: list[str] = msgspec.field(default_factory=list)
 
 
 class RowsFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

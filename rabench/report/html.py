@@ -128,7 +128,7 @@ def _headline_chart(task: str, metrics: Mapping[str, Mapping[str, Row]], targets
 def _findings(findings: Sequence[Finding]) -> str:
     """One compact matrix: a row per headline metric, a column per (ours vs baseline)."""
     if not findings:
-        return "<p class='meta'>No baseline to compare with in these runs.</p>"
+        return "<p class='meta'>One target only: nothing to compare it with.</p>"
     pairs = list(dict.fromkeys((f.target, f.baseline) for f in findings))
     cells: dict = defaultdict(dict)
     totals: dict = defaultdict(lambda: defaultdict(int))
@@ -226,8 +226,11 @@ def _cost_sweep(grouped: Grouped, targets: Sequence[str]) -> str:
     )
 
 
-def _verdict(rows: Sequence[Row], targets_info: Sequence[TargetInfo]) -> str:
-    v = verdict.build(rows, targets_info)
+def _verdict(rows: Sequence[Row], targets_info: Sequence[TargetInfo], findings: Sequence[Finding] = ()) -> str:
+    # the findings' reference and order, so the verdict and the findings table compare the same pairs
+    ref = findings[0].target if findings else None
+    named = list(dict.fromkeys([ref, *(f.baseline for f in findings)])) if ref else []
+    v = verdict.build(rows, targets_info, ref, named)
     who = "".join(
         f"<li><span class='sw' style='background:{target_colour(w.split('`')[1])}'></span>{verdict.to_html(w)}</li>"
         for w in v.who
@@ -283,7 +286,7 @@ def render(
     batch = operations.batch_targets(rows)
     if batch:
         parts.append(f"<p class='batch'>{verdict.to_html(operations.batch_sentence(batch))}</p>")
-    parts.append(_verdict(rows, info))
+    parts.append(_verdict(rows, info, findings))
     from rabench.report import ap_section
 
     parts.append(ap_section.html(rows))  # an ap suite's rows (docs/methodology-ap.md)
@@ -302,7 +305,8 @@ def render(
             f"<h3 id='task-{_e(task)}'>{_e(task)}</h3><div class='grid'>"
             f"<div>{_table(metrics, targets)}</div>{_headline_chart(task, metrics, targets)}</div>"
         )
-    parts.append("<h2 id='findings'>Findings: our targets vs each baseline</h2>" + _findings(findings))
+    ref = f"<code>{_e(findings[0].target)}</code> vs every other target" if findings else "the reference vs the others"
+    parts.append(f"<h2 id='findings'>Findings: {ref}</h2>" + _findings(findings))
     figs = []
     if details.roc:
         auc = {

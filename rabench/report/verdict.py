@@ -3,10 +3,10 @@
 Generated from the headline rows (stratum "all") with the findings' own rule
 (``rabench.score.findings.compare``: a win or loss only when the 95% intervals
 don't overlap, latency and cost at least 1.2x apart, never on fewer than 10
-cases), so a sentence never claims more than the findings table. Pairs: every
-``self`` target against every other target (DIY baselines, the ``null`` floor,
-the ``meta`` baseline); without a ``self`` target, the first target against the
-others. Key rows get a sentence with both values and intervals; every other
+cases), so a sentence never claims more than the findings table. Pairs: the
+findings' own pairs, the reference target (rows.json header ``reference``: ``--reference``,
+else the first ``self`` target, else the first target named) against every other
+target (DIY baselines, the ``null`` floor, the ``meta`` baseline). Key rows get a sentence with both values and intervals; every other
 headline row is named in one line by its result. Then the money line: each
 target's expected cost per 1,000 receipts against approving everything, with
 the default assumptions, and whether it loses money.
@@ -26,7 +26,7 @@ import msgspec
 
 from rabench.contracts import Row
 from rabench.report.style import money, num, pct
-from rabench.score.findings import compare
+from rabench.score.findings import compare, pick_reference
 
 # (task, metric) -> (phrase with {v}, the short phrase for the second target, how the value
 # is printed), in reading order.
@@ -191,13 +191,19 @@ def _money(head: dict[tuple[str, str, str], Row], targets: list[str]) -> tuple[s
     return lead, out
 
 
-def build(rows: Sequence[Any], targets: Sequence[Any]) -> Verdict:
-    """The verdict from rows.json's rows and header targets (dicts or structs)."""
+def build(
+    rows: Sequence[Any], targets: Sequence[Any], reference: str | None = None, named: Sequence[str] = ()
+) -> Verdict:
+    """The verdict from rows.json's rows and header targets (dicts or structs); ``reference``
+    and ``named`` from the header (the findings' reference and the run's target order)."""
     rows_ = _as_rows(rows)
     infos = [t if isinstance(t, Mapping) else msgspec.to_builtins(t) for t in targets]
     head = {(r.target, r.task, r.metric): r for r in rows_ if r.stratum == "all"}
     ids = [t["id"] for t in infos] or list(dict.fromkeys(r.target for r in rows_))
-    ours = [t["id"] for t in infos if t.get("kind") == "self"] or ids[:1]
+    if named and set(named) == set(ids):
+        ids = list(named)
+    ref = pick_reference(ids, {t["id"]: t.get("kind", "") for t in infos}, reference)
+    ours = [ref] if ref is not None else []
     keys = list(dict.fromkeys((r.task, r.metric) for r in rows_ if r.stratum == "all"))
     keys.sort(key=lambda k: list(KEY_ROWS).index(k) if k in KEY_ROWS else len(KEY_ROWS))
     pairs = [_pair(a, b, head, keys) for a in ours for b in ids if b != a]

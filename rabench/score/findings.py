@@ -1,5 +1,7 @@
-"""Findings (spec, "Findings"): each `self` target against each baseline (kind
-``diy``) on the headline rows (stratum "all").
+"""Findings (spec, "Findings"): the reference target against every other target on
+the headline rows (stratum "all"). The reference is ``--reference`` when given, else
+the first ``self`` target, else the first target named (the run's order, not the
+alphabet); ``rabench.report.verdict`` opens the report with the same pairs.
 
 * A win or a loss only when the 95% intervals don't overlap (touching intervals
   overlap); the better side is read from the metric's direction.
@@ -15,8 +17,9 @@ from __future__ import annotations
 
 from rabench.contracts import Row
 from rabench.contracts.rows import Finding, FindingResult
+from rabench.errors import UserError
 
-__all__ = ["RATIO", "RATIO_SLACK", "Finding", "Result", "compare", "findings"]
+__all__ = ["RATIO", "RATIO_SLACK", "Finding", "Result", "compare", "findings", "pick_reference"]
 from rabench.score.load import TargetRuns
 from rabench.score.metrics import BY_KEY, ORDER
 from rabench.score.rows import ALL, MIN_STRATUM
@@ -55,29 +58,44 @@ def compare(ours: Row, base: Row) -> tuple[Result, str]:
     return "tie", "95% intervals overlap"
 
 
-def findings(rows: list[Row], targets: list[TargetRuns]) -> list[Finding]:
-    ours = [t.id for t in targets if t.info.kind == "self"]
-    baselines = [t.id for t in targets if t.info.kind == "diy"]
+def pick_reference(named: list[str], kinds: dict[str, str], reference: str | None = None) -> str | None:
+    """The target every other one is compared with. ``named``: target ids in the order the
+    run(s) named them; ``kinds``: id -> kind. One line (exit 2) for an unknown --reference."""
+    if reference is not None:
+        if reference not in named:
+            raise UserError(f"--reference {reference}: not a target of these runs (they have {', '.join(named)})")
+        return reference
+    ours = [t for t in named if kinds.get(t) == "self"]
+    return (ours or named or [None])[0]
+
+
+def findings(
+    rows: list[Row], targets: list[TargetRuns], reference: str | None = None, named: list[str] | None = None
+) -> list[Finding]:
+    """The reference (``pick_reference``) against every other target, in the order named."""
+    named = named or [t.id for t in targets]
+    ref = pick_reference(named, {t.id: t.info.kind for t in targets}, reference)
     head = {(r.target, r.task, r.metric): r for r in rows if r.stratum == ALL}
     keys = sorted({(r.task, r.metric) for r in rows if r.stratum == ALL}, key=lambda k: ORDER[k])
     out: list[Finding] = []
-    for us in ours:
-        for them in baselines:
-            for task, metric in keys:
-                a, b = head.get((us, task, metric)), head.get((them, task, metric))
-                if a is None or b is None:
-                    continue
-                result, reason = compare(a, b)
-                out.append(
-                    Finding(
-                        task=task,
-                        metric=metric,
-                        target=us,
-                        baseline=them,
-                        result=result,
-                        reason=reason,
-                        value=a.value,
-                        baseline_value=b.value,
-                    )
+    for them in named:
+        if them == ref:
+            continue
+        for task, metric in keys:
+            a, b = head.get((ref, task, metric)), head.get((them, task, metric))
+            if a is None or b is None:
+                continue
+            result, reason = compare(a, b)
+            out.append(
+                Finding(
+                    task=task,
+                    metric=metric,
+                    target=ref,
+                    baseline=them,
+                    result=result,
+                    reason=reason,
+                    value=a.value,
+                    baseline_value=b.value,
                 )
+            )
     return out

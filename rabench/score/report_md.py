@@ -93,7 +93,7 @@ def render(doc: RowsFile, real: RowsFile | None = None, real_origin: str = "") -
     batch = operations.batch_targets(doc.rows)
     if batch:
         lines += [operations.batch_sentence(batch), ""]
-    lines += to_markdown(build_verdict(doc.rows, doc.header.targets))
+    lines += to_markdown(build_verdict(doc.rows, doc.header.targets, doc.header.reference, doc.header.named))
     from rabench.report import ap_section
 
     lines += ap_section.markdown(doc.rows)  # an ap suite's rows (docs/methodology-ap.md)

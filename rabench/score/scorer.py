@@ -18,7 +18,7 @@ from rabench.contracts.details import DetailsFile
 from rabench.errors import UserError
 from rabench.score import output
 from rabench.score.details import details
-from rabench.score.findings import Finding, findings
+from rabench.score.findings import Finding, findings, pick_reference
 from rabench.score.load import ScoreInput, load_runs
 from rabench.score.reduce import run_facts, runs_per_case
 from rabench.score.rows import MIN_STRATUM, N_BOOT
@@ -53,7 +53,9 @@ class ScoreResult:
         return self.doc.findings
 
 
-def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str | None = None) -> ScoreResult:
+def score_input(
+    inp: ScoreInput, *, with_details: bool = True, ray_address: str | None = None, reference: str | None = None
+) -> ScoreResult:
     """``ray_address``: the task modules' rows (the bootstraps) computed as Ray tasks on that
     cluster (``rabench.cluster.ray_score``); the rows are the same, so rows.json is byte-identical."""
     timings: dict[str, float] = {}
@@ -88,7 +90,9 @@ def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str 
         rows = rows_on_ray(ray_address, contexts, TASK_MODULES)
         timings["rows_on_ray"] = time.perf_counter() - t0
     rows.sort(key=output.sort_key)
-    found = findings(rows, inp.targets)
+    named = list(dict.fromkeys(t.id for m in inp.manifests for t in m.targets))  # the run's order
+    ref = pick_reference(named, {t.id: t.info.kind for t in inp.targets}, reference)
+    found = findings(rows, inp.targets, ref, named)
     header = output.Header(
         format=output.FORMAT,
         spec=output.SPEC,
@@ -111,6 +115,8 @@ def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str 
         targets=[t.info for t in inp.targets],
         bootstrap_resamples=N_BOOT,
         min_stratum_cases=MIN_STRATUM,
+        reference=ref if len(named) > 1 else None,
+        named=named,
     )
     t0 = time.perf_counter()
     with warnings.catch_warnings():  # Pillow's warnings about a thumbnail's file are not the user's business
@@ -125,7 +131,7 @@ def score_input(inp: ScoreInput, *, with_details: bool = True, ray_address: str 
     )
 
 
-def score_runs(run_dirs: list[str], ray_address: str | None = None) -> ScoreResult:
+def score_runs(run_dirs: list[str], ray_address: str | None = None, reference: str | None = None) -> ScoreResult:
     t0 = time.perf_counter()
     if run_dirs and _suite_kind(run_dirs[0]) == "ap":  # docs/methodology-ap.md
         if ray_address is not None:
@@ -139,7 +145,7 @@ def score_runs(run_dirs: list[str], ray_address: str | None = None) -> ScoreResu
         return ScoreResult(doc=doc, timings={"load": load_s, "ap": time.perf_counter() - t0})
     inp = load_runs(run_dirs)
     load_s = time.perf_counter() - t0
-    result = score_input(inp, ray_address=ray_address)
+    result = score_input(inp, ray_address=ray_address, reference=reference)
     result.timings = {"load": load_s, **result.timings}
     return result
 

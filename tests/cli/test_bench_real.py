@@ -45,7 +45,7 @@ def test_format_is_read_from_the_layout(tmp_path, layout, fmt):
 def test_an_unknown_or_ambiguous_layout_is_one_line_naming_the_formats(tmp_path, capsys):
     plain = _touch(tmp_path / "plain", "a.jpg", "notes.txt")
     assert looks_like(plain) == []
-    assert main(["bench", "--targets", "null", "--real", str(plain)]) == 2
+    assert main(["bench", "--target", "null", "--real", str(plain)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "not a receipt folder" in err and all(f in err for f in ("sroie (", "cord (", "folder ("))
@@ -53,7 +53,7 @@ def test_an_unknown_or_ambiguous_layout_is_one_line_naming_the_formats(tmp_path,
     with pytest.raises(UserError, match=r"several formats \(sroie, folder\).*--real-format"):
         detect_format(both)
     assert detect_format(both, "folder") == "folder"  # an explicit format is taken as given
-    assert main(["bench", "--targets", "null", "--real", str(tmp_path / "missing")]) == 2
+    assert main(["bench", "--target", "null", "--real", str(tmp_path / "missing")]) == 2
     assert "no such folder" in capsys.readouterr().err
 
 
@@ -93,7 +93,7 @@ def _real_like_folder(root: Path) -> Path:
 def test_bench_real_end_to_end_imports_forges_runs_and_reports_side_by_side(tmp_path, monkeypatch, capsys):
     src = _real_like_folder(tmp_path / "my receipts")
     monkeypatch.chdir(tmp_path)
-    argv = ["bench", "--suite", str(SAMPLE), "--targets", "null", "--repeat", "1", "--real", str(src), "--run-id", "t1"]
+    argv = ["bench", "--suite", str(SAMPLE), "--target", "null", "--repeat", "1", "--real", str(src), "--run-id", "t1"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "read as folder" in out and "== real import" in out
