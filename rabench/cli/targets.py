@@ -61,10 +61,15 @@ def _tiny_png() -> bytes:
 
 
 def _check_ids(config: TargetsConfig, wanted: list[str]) -> list[str]:
+    """The targets a run would use: --target, else the DIY targets of the config's [bench]
+    targets; only without either, each provider's check_models."""
     from rabench.targets.diy.config import provider_names, provider_settings
 
     if wanted:
         return wanted
+    bench = [t for t in (config.bench.targets or []) if t.startswith("diy:")]
+    if bench:
+        return bench
     ids = []
     for name in provider_names(config):
         for model in provider_settings(name, config).check_models:
@@ -203,7 +208,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "check",
         help="Opt-in live check: one tiny request per target whose key is set.",
         description="Send one tiny generated receipt image with the plain prompt to each "
-        "target (--target, or each provider's check_models) whose API key variable is set; "
+        "target a run would use (--target, else the DIY targets of [bench] targets in the "
+        "config, else each provider's check_models) whose API key variable is set; "
         "report status, answering model id, latency, tokens, cost and the price found. "
         "Targets without a key are skipped. This spends real (tiny) money. Exit 1 if a "
         "target could not be reached (transport error, HTTP error, timeout).",

@@ -142,3 +142,11 @@ def test_schema_prints_every_contract(capsys):
     }
     assert "Verdict" in doc["$defs"] and "Reason" in doc["$defs"]
     assert main(["schema", "nope"]) == 2
+
+
+def test_bench_targets_is_a_deprecated_alias_of_repeated_target(tmp_path, capsys):
+    missing = str(tmp_path / "missing")  # --real fails fast, after the targets are read
+    assert main(["bench", "--targets", "null", "--real", missing]) == 2
+    assert 'rabench bench: --targets "a b" is deprecated' in capsys.readouterr().err
+    assert main(["bench", "--target", "null", "--real", missing]) == 2
+    assert "deprecated" not in capsys.readouterr().err

@@ -52,3 +52,28 @@ def test_check_reports_model_latency_and_price_and_skips_targets_without_keys(no
         code = main(["targets", "check", "--config", no_config, "--target", "diy:anthropic:broken"])
         assert code == 1 and "diy:anthropic:broken: error" in capsys.readouterr().out
     assert {r.wire for r in fake.requests} == {"anthropic", "openai"}
+
+
+def test_check_asks_the_models_the_bench_configuration_names(tmp_path, monkeypatch, capsys):
+    """Issue 32, defect 7: `targets check` asked gpt-5-mini, not the models the config names."""
+    cfg = tmp_path / "targets.toml"
+    cfg.write_text(
+        '[defaults]\ntimeout_s = 30\nprice_date = "2026-11-29"\n'
+        '[bench]\ntargets = ["self", "diy:anthropic:claude-sonnet-4-5", "diy:openai:gpt-4o"]\n'
+    )
+    for name in KEYS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["ANTHROPIC_API_KEY"])
+    with BackgroundFakeProvider(Profile()) as fake:
+        for k, v in fake.env().items():
+            monkeypatch.setenv(k, v)
+        code = main(["targets", "check", "--config", str(cfg)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert [line.split(":", 3)[:3] for line in out.splitlines()] == [
+        ["diy", "anthropic", "claude-sonnet-4-5"],
+        ["diy", "openai", "gpt-4o"],
+    ]
+    assert "diy:anthropic:claude-sonnet-4-5: ok" in out and "diy:openai:gpt-4o: skipped" in out
+    assert "mini" not in out and "haiku" not in out
+    assert [r.model for r in fake.requests] == ["claude-sonnet-4-5"]
