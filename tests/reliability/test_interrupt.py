@@ -160,7 +160,7 @@ def test_ctrl_c_while_the_engine_reads_a_file(tmp_path):
 def test_interrupting_rabench_bench_exits_130(tmp_path):
     suite = write_suite(tmp_path / "suite", [(f"c{i}", f"c{i}.jpg", receipt_jpeg(i), "image/jpeg") for i in range(4)])
     proc, err = _start(
-        ["bench", "--suite", str(suite), "--targets", "null:slow=30", "--run-id", "intr"], tmp_path, cwd=tmp_path
+        ["bench", "--suite", str(suite), "--target", "null:slow=30", "--run-id", "intr"], tmp_path, cwd=tmp_path
     )
     deadline = time.monotonic() + 120
     while not (tmp_path / "runs" / "intr-self" / "run.json").exists():

@@ -95,7 +95,7 @@ def test_bench_kind_ap_runs_scores_and_reports(tmp_path, monkeypatch):
                 "ap",
                 "--suite",
                 str(suite),
-                "--targets",
+                "--target",
                 "self",
                 "--repeat",
                 "1",
