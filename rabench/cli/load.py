@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import math
 from pathlib import Path
 
@@ -15,7 +16,26 @@ from rabench.run.retry import RetryPolicy
 from rabench.targets.registry import make_target, provider_of
 
 
+def _concurrency(value: str, provider: str) -> int:
+    """``PROVIDER=N`` as in ``rabench run``; a bare ``N`` is the deprecated spelling (one release)."""
+    name, eq, number = value.rpartition("=")
+    if not eq:
+        print(
+            f"rabench load: --concurrency {value} is deprecated (removed in the next release); "
+            f"use --concurrency {provider}={value}, as in rabench run",
+            file=sys.stderr,
+        )
+    elif name != provider:
+        raise UserError(f"--concurrency {value}: the target's provider is {provider} ({provider}={number})")
+    try:
+        return int(number)
+    except ValueError:
+        raise UserError(f"--concurrency {value}: {number!r} is not a whole number") from None
+
+
 def _run(args: argparse.Namespace) -> int:
+    provider = provider_of(args.target)
+    args.concurrency = 8 if args.concurrency is None else _concurrency(args.concurrency, provider)
     if args.concurrency < 1 or args.calls < 1:
         raise UserError("--concurrency and --calls must be at least 1")
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
@@ -57,7 +77,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--target", required=True, metavar="ID", help="target id: self, null, diy:<provider>:<model>")
-    p.add_argument("--concurrency", type=int, default=8, metavar="C", help="calls in flight (default 8)")
+    p.add_argument(
+        "--concurrency",
+        default=None,
+        metavar="PROVIDER=N",
+        help="calls in flight, as in rabench run: e.g. openai=16 (default 8; a bare N is deprecated)",
+    )
     p.add_argument("--calls", type=int, default=200, metavar="N", help="calls in total (default 200)")
     p.add_argument("--suite", default=None, metavar="DIR", help="take requests from this suite")
     p.add_argument("--rpm", type=float, default=None, help="also cap requests per minute")

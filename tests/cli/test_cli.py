@@ -150,3 +150,14 @@ def test_bench_targets_is_a_deprecated_alias_of_repeated_target(tmp_path, capsys
     assert 'rabench bench: --targets "a b" is deprecated' in capsys.readouterr().err
     assert main(["bench", "--target", "null", "--real", missing]) == 2
     assert "deprecated" not in capsys.readouterr().err
+
+
+def test_load_concurrency_is_spelled_as_in_run(capsys):
+    """Issue 32, defect 7: `--concurrency openai=4` in run, `4` in load; now PROVIDER=N in both."""
+    assert main(["load", "--target", "null", "--concurrency", "null=4", "--calls", "20", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "deprecated" not in out.err and '"concurrency": 4' in out.out.replace(":4", ": 4")
+    assert main(["load", "--target", "null", "--concurrency", "4", "--calls", "20"]) == 0
+    assert "rabench load: --concurrency 4 is deprecated" in capsys.readouterr().err
+    assert main(["load", "--target", "null", "--concurrency", "openai=4", "--calls", "20"]) == 2
+    assert "the target's provider is null" in capsys.readouterr().err
