@@ -10,6 +10,9 @@ from rabench.run import config as cfg
 from rabench.run import respcache
 from rabench.run.dryrun import format_estimates
 from rabench.run.executor import cluster_concurrency, with_executor
+from rabench.run.failures import failure_cause, top_errors
+from rabench.run.manifest import RUN_JSON
+from rabench.run.outcomes import OUTCOMES
 from rabench.run.retry import RetryPolicy
 from rabench.run.session import RunOptions, dry_run, run
 
@@ -49,10 +52,23 @@ def _run(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(format_estimates(dry_run(options)))
         return 0
-    summary = run(options)
+    if not (0.0 <= args.max_error_rate <= 1.0):
+        print(f"rabench: --max-error-rate {args.max_error_rate:g}: must be between 0 and 1", file=sys.stderr)
+        return 2
+    try:
+        summary = run(options)
+    except KeyboardInterrupt:
+        if (options.out / RUN_JSON).exists():
+            print(f"rabench: interrupted; resume with: rabench run --resume --out {options.out}", file=sys.stderr)
+        else:
+            print("rabench: interrupted", file=sys.stderr)
+        return 130
+    errors = top_errors(options.out / OUTCOMES)
     for target, statuses in summary.statuses.items():
         parts = ", ".join(f"{n} {s}" for s, n in sorted(statuses.items())) or "nothing left to run"
         print(f"{target}: {parts}")
+        for msg, n in errors.get(target, []) if statuses.get("ok", 0) < sum(statuses.values()) else []:
+            print(f"  {n}x {msg}")
     done_now = sum(sum(s.values()) for s in summary.statuses.values())
     print(
         f"{summary.run_dir}: {done_now} outcomes written in {summary.elapsed_s:.1f} s"
@@ -71,6 +87,10 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     if summary.budget_stop:
         print(summary.budget_stop, file=sys.stderr)
+        return 1
+    cause = failure_cause(summary.statuses, errors, args.max_error_rate)
+    if cause:
+        print(cause, file=sys.stderr)
         return 1
     return 0
 
@@ -156,6 +176,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="DIR",
         help="prepared-image cache (default $RABENCH_CACHE/prepared, else .cache/prepared)",
+    )
+    p.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=1.0,
+        metavar="FRACTION",
+        help="exit 1 when a target's share of failed calls in this session passes FRACTION "
+        "(default 1.0: only when every call of a target failed)",
     )
     p.add_argument(
         "--max-cost",

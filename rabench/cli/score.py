@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from rabench.score.completeness import banner, missing_lines
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -20,12 +23,32 @@ def _run(args: argparse.Namespace) -> int:
     )
     rows_path, md_path = write_outputs(result, args.out)
     n_find = len(result.findings)
+    missing = _missing(args.runs)
+    if missing:  # issue 32: a partial run is announced, in the output and atop report.md
+        md = Path(md_path)
+        md.write_text(banner(missing) + md.read_text(encoding="utf-8"), encoding="utf-8")
+        for line in missing:
+            print(f"missing: {line}", file=sys.stdout)
     print(f"{len(result.rows)} rows, {n_find} findings -> {rows_path}, {md_path}", file=sys.stdout)
     ref = result.doc.header.reference
     if ref is not None:
         others = list(dict.fromkeys(f.baseline for f in result.findings))
         print(f"reference: {ref} (vs {', '.join(others)})", file=sys.stdout)
+    if missing and args.require_complete:
+        print(f"rabench: --require-complete: {len(missing)} target repetitions have missing units", file=sys.stderr)
+        return 1
     return 0
+
+
+def _missing(runs: list[str]) -> list[str]:
+    from rabench.run.manifest import read_manifest
+    from rabench.score.load import load_cases, runs_of_one_suite
+
+    if read_manifest(Path(runs[0])).suite_kind == "ap":
+        return []  # not counted for AP suites yet
+    _, _, suite_dir = runs_of_one_suite(runs)
+    cases, _, _ = load_cases(str(suite_dir))
+    return missing_lines(runs, {c.id for c in cases.cases})
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,6 +80,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="TARGET",
         help="the target the verdict and the findings compare every other target with (default: "
         "the 'self' target when present, else the first target the run named)",
+    )
+    p.add_argument(
+        "--require-complete",
+        action="store_true",
+        help="exit 1 when a target or repetition is missing units (they are listed either way)",
     )
     p.add_argument("--address", default=None, metavar="HOST:PORT", help="the Ray head for --executor ray")
     p.set_defaults(func=_run)

@@ -100,20 +100,36 @@ def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
     os.replace(tmp, run_dir / RUN_JSON)
 
 
+LIMIT_SETTINGS = frozenset({"concurrency", "rpm", "timeout_s"})  # target settings a resume may change
+FIXED = "suite, targets, repetitions, seed"  # what a resume may not change (docs/running.md)
+
+
 def check_resume(old: RunManifest, new: RunManifest) -> None:
-    """Refuse, with one line naming the first difference, unless ``new`` continues ``old``."""
+    """Refuse, with one line naming the first difference, unless ``new`` continues ``old``.
+
+    Limits (concurrency, rpm), the timeout and the retry count may change; the suite, the targets
+    (id, model, prompt, settings other than limits), the repetitions and the seed may not."""
 
     def differs(what: str, a: object, b: object) -> None:
         if a != b:
-            raise UserError(f"cannot resume {old.run_id}: {what} differs (run.json has {a!r}, now {b!r})")
+            raise UserError(
+                f"cannot resume {old.run_id}: {what} differs (run.json has {a!r}, now {b!r}); "
+                f"on --resume only these may not change: {FIXED}"
+            )
 
     differs("suite manifest sha256", old.manifest_sha256, new.manifest_sha256)
     differs("suite name", old.suite_name, new.suite_name)
-    differs("targets", [t.id for t in old.targets], [t.id for t in new.targets])
-    for a, b in zip(old.targets, new.targets):
-        differs(f"target {a.id}", msgspec.to_builtins(a), msgspec.to_builtins(b))
     differs("repetitions", old.repetitions, new.repetitions)
     differs("seed", old.seed, new.seed)
-    differs("timeout_s", old.timeout_s, new.timeout_s)
-    differs("settings", old.settings, new.settings)
+    differs("targets", [t.id for t in old.targets], [t.id for t in new.targets])
+    for a, b in zip(old.targets, new.targets):
+        da = {k: v for k, v in msgspec.to_builtins(a).items() if k != "settings"}
+        db = {k: v for k, v in msgspec.to_builtins(b).items() if k != "settings"}
+        for key in sorted(set(da) | set(db)):
+            differs(f"target {a.id} {key}", da.get(key), db.get(key))
+        sa, sb = a.settings or {}, b.settings or {}
+        for key in sorted((set(sa) | set(sb)) - LIMIT_SETTINGS):
+            differs(f"target {a.id} setting {key}", sa.get(key), sb.get(key))
+    keep = {k: v for k, v in old.settings.items() if k != "max_retries"}
+    differs("settings", keep, {k: v for k, v in new.settings.items() if k != "max_retries"})
     differs("contracts version", old.contracts_version, new.contracts_version)

@@ -27,6 +27,7 @@ import msgspec
 
 from rabench.contracts import Outcome
 from rabench.errors import UserError
+from rabench.run.breaker import BREAKER
 
 OUTCOMES = "outcomes.jsonl"
 
@@ -37,6 +38,7 @@ class _Key(msgspec.Struct):
     case_id: str
     target: str
     repetition: int
+    error: str | None = None
 
 
 _key_decoder = msgspec.json.Decoder(_Key)
@@ -154,6 +156,8 @@ def scan_done(path: Path) -> set[UnitKey]:
                 k = _key_decoder.decode(raw)
             except (msgspec.ValidationError, msgspec.DecodeError) as exc:
                 raise UserError(f"{path}:{lineno}: not an outcome line ({exc}); cannot resume") from None
+            if k.error is not None and k.error.startswith(BREAKER):
+                continue  # never sent (the provider's circuit breaker was open): not done
             done.add((k.case_id, k.target, k.repetition))
     return done
 

@@ -36,6 +36,7 @@ from rabench.cases.manifest import LoadedCase
 from rabench.contracts import Outcome
 from rabench.prepare.cache import PrepCache, PreparedFile
 from rabench.prepare.image import PreparationError
+from rabench.run.breaker import Breaker
 from rabench.run.budget import Budget
 from rabench.run.execute import CallResult, call_target
 from rabench.run.limits import ProviderGate
@@ -68,6 +69,7 @@ class RunContext:
     budget: Budget | None = None  # the spending cap (None: no cap)
     settled: anyio.Event = field(default_factory=anyio.Event)  # set (and replaced) as a capped call ends
     responses: ResponseCache | None = None  # the response cache (None: --cache-responses not given)
+    breakers: dict[str, Breaker] = field(default_factory=dict)  # provider -> its circuit breaker (rabench.run.breaker)
 
 
 class TargetRun:
@@ -237,8 +239,11 @@ class TargetRun:
                         counters.preparing -= 1
                 if prepared is not None and self.original_unread:
                     self._known = (lc, prepared)
+            breaker = self.ctx.breakers.get(self.gate.name) if record else None
             if prepared is None:
                 result = CallResult("error", 0, None, error=f"cannot prepare {case.file}: {failed}")
+            elif breaker is not None and breaker.open:
+                result = breaker.skip()
             else:
                 request = CheckRequest(
                     case_id=case.id,
@@ -275,6 +280,8 @@ class TargetRun:
                 if answer is None:
                     return  # not started, not recorded: a resume with a higher cap runs it
                 result = answer
+                if breaker is not None:
+                    breaker.record(result)
             if record:
                 self.ctx.writer.write(
                     Outcome(

@@ -29,6 +29,7 @@ from rabench.prepare.image import PREP_VERSION
 from rabench.run import config as cfg
 from rabench.run.adaptive import AdaptiveGate
 from rabench.run.batch import BATCHES, BatchRun, check_batch_targets
+from rabench.run.breaker import Breaker
 from rabench.run.budget import Budget
 from rabench.run.dryrun import TargetEstimate, estimate_run
 from rabench.run.limits import ProviderGate
@@ -351,6 +352,7 @@ async def _run_async(
                 done=done,
                 budget=budget,
                 responses=responses,
+                breakers={name: Breaker(name) for name in gates},  # issue 32: circuit breaker per provider
             )
             runs = [TargetRun(ctx, t, gates[providers[t.info.id]], counters[t.info.id]) for t in targets]
             batches = (

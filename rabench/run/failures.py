@@ -1,0 +1,78 @@
+"""The end-of-run failure summary: per target, counts by status, the top error messages, and
+whether the run must exit 1 (``rabench run --max-error-rate``).
+
+Why a module of its own: it reads only ``outcomes.jsonl`` and a status count, so any run life
+cycle (receipt or AP suite) can call it after its lanes end. Error messages are normalised
+before they are counted (numbers, hosts and ports become ``#``) so the same cause repeated with
+another port or request id groups into one line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import msgspec
+
+from rabench.run.breaker import BREAKER
+
+TOP = 3  # error messages shown per target
+
+
+class _Err(msgspec.Struct):
+    target: str
+    status: str
+    error: str | None = None
+
+
+_decoder = msgspec.json.Decoder(_Err)
+_NUM = re.compile(r"\d+(?:\.\d+)*")
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(message: str) -> str:
+    """One cause, one key: digits (hosts, ports, ids, timings) become ``#``, whitespace one space, 120 chars."""
+    return _SPACE.sub(" ", _NUM.sub("#", message)).strip()[:120]
+
+
+def top_errors(path: Path, top: int = TOP) -> dict[str, list[tuple[str, int]]]:
+    """target -> its ``top`` most frequent normalised error messages (non-ok outcomes) with counts."""
+    counts: dict[str, Counter[str]] = {}
+    if not path.exists():
+        return {}
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if not raw.strip():
+                continue
+            try:
+                e = _decoder.decode(raw)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                continue  # a torn last line: the resume cuts it; not this summary's business
+            if e.status == "ok":
+                continue
+            counts.setdefault(e.target, Counter())[normalise(e.error or e.status)] += 1
+    return {t: c.most_common(top) for t, c in counts.items()}
+
+
+def failure_cause(
+    statuses: dict[str, dict[str, int]], errors: dict[str, list[tuple[str, int]]], max_error_rate: float = 1.0
+) -> str | None:
+    """The one line naming why the run failed, or None. A target fails when none of its calls
+    in this session was ``ok`` (every one failed), or when its share of non-ok outcomes passes
+    ``max_error_rate`` (1.0, the default: only a target whose every call failed)."""
+    for target, by_status in statuses.items():
+        n = sum(by_status.values())
+        if not n:
+            continue
+        bad = n - by_status.get("ok", 0)
+        if bad == n or bad / n > max_error_rate:
+            why = [m for m, _ in errors.get(target, []) if not m.startswith(BREAKER)]
+            cause = f": {why[0]}" if why else ""
+            return f"rabench: {target}: {bad} of {n} calls failed{cause}"
+    return None
+
+
+def format_errors(errors: dict[str, list[tuple[str, int]]]) -> list[str]:
+    """One line per (target, message): ``TARGET:   41x Cannot connect to host #.#.#.#:# ...``."""
+    return [f"{t}:   {n}x {msg}" for t, rows in errors.items() for msg, n in rows]
