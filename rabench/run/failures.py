@@ -18,6 +18,7 @@ import msgspec
 from rabench.run.breaker import BREAKER
 
 TOP = 3  # error messages shown per target
+FAILED = ("error", "timeout")  # statuses of a call that failed (the others are answers)
 
 
 class _Err(msgspec.Struct):
@@ -60,12 +61,14 @@ def failure_cause(
 ) -> str | None:
     """The one line naming why the run failed, or None. A target fails when none of its calls
     in this session was ``ok`` (every one failed), or when its share of non-ok outcomes passes
-    ``max_error_rate`` (1.0, the default: only a target whose every call failed)."""
+    ``max_error_rate`` (1.0, the default: only a target whose every call failed). A call failed
+    when it ended ``error`` or ``timeout``; ``invalid_output`` and ``refusal`` are answers the
+    target gave (the spec scores them as results), so they never fail the run."""
     for target, by_status in statuses.items():
         n = sum(by_status.values())
         if not n:
             continue
-        bad = n - by_status.get("ok", 0)
+        bad = sum(by_status.get(s, 0) for s in FAILED)
         if bad == n or bad / n > max_error_rate:
             why = [m for m, _ in errors.get(target, []) if not m.startswith(BREAKER)]
             cause = f": {why[0]}" if why else ""
