@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "rabench"
 
 LAYERS: list[set[str]] = [
-    {"rabench", "errors", "logistic", "contracts", "data"},  # ground floor: errors, contracts, statistics
+    {"rabench", "errors", "logistic", "numba_cache", "contracts", "data"},  # ground floor
     {"prepare"},  # images and manifests read once at the edge
     {"cases"},  # suites on disk: synth, forge, importers, validation
     {"engine"},  # the `self` auditor; takes its worker pool from the caller
@@ -39,7 +39,6 @@ KNOWN: set[tuple[str, str]] = {
     ("rabench.engine.ap.documents", "rabench.targets.ap_request"),
     ("rabench.engine.ap.engine", "rabench.targets.ap_request"),
     ("rabench.engine.extract.reading_survey", "rabench.score.normalise"),
-    ("rabench.engine.forensics.glyphs", "rabench.score.kernels"),
     ("rabench.engine.target", "rabench.cluster.ray_pool"),
     ("rabench.engine.target", "rabench.targets.ap_request"),
     ("rabench.engine.target", "rabench.targets.base"),
