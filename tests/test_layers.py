@@ -42,11 +42,9 @@ KNOWN: set[tuple[str, str]] = {
     ("rabench.engine.target", "rabench.cluster.ray_pool"),
     ("rabench.engine.target", "rabench.targets.ap_request"),
     ("rabench.engine.target", "rabench.targets.base"),
-    ("rabench.score.report_md", "rabench.report"),
-    ("rabench.score.report_md", "rabench.report.ap_section"),
-    ("rabench.score.report_md", "rabench.report.verdict"),
     ("rabench.score.scorer", "rabench.report"),
-    ("rabench.score.scorer", "rabench.report.casedata"),
+    ("rabench.score.scorer", "rabench.report.casedata"),  # write_outputs belongs in report/
+    ("rabench.score.scorer", "rabench.report.markdown"),
 }
 
 
