@@ -31,11 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rabench.cluster.redis_proc import start_redis  # noqa: E402
-from rabench.engine.dupes import Fingerprint, MemoryStore, SqliteStore  # noqa: E402
-from rabench.engine.dupes.redis_store import RedisStore  # noqa: E402
-from rabench.run.config import Limits  # noqa: E402
-from rabench.run.limits import ProviderGate  # noqa: E402
+from rabench.cluster.redis_proc import start_redis
+from rabench.engine.dupes import Fingerprint, MemoryStore, SqliteStore
+from rabench.engine.dupes.redis_store import RedisStore
+from rabench.run.config import Limits
+from rabench.run.limits import ProviderGate
 
 RPM = 6e9  # a rate no call ever waits for: the figure is the gate's own cost
 

@@ -38,11 +38,11 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rabench.contracts import Authenticity, Case, Outcome, ReceiptLabel, SuiteHeader, TargetInfo, Verdict  # noqa: E402
-from rabench.prepare.cache import PrepCache  # noqa: E402
-from rabench.run.session import RunOptions, run  # noqa: E402
-from rabench.targets.base import CheckRequest, TransportFailure  # noqa: E402
-from rabench.targets.null import NullTarget  # noqa: E402
+from rabench.contracts import Authenticity, Case, Outcome, ReceiptLabel, SuiteHeader, TargetInfo, Verdict
+from rabench.prepare.cache import PrepCache
+from rabench.run.session import RunOptions, run
+from rabench.targets.base import CheckRequest, TransportFailure
+from rabench.targets.null import NullTarget
 
 
 def make_suite(root: Path, n: int) -> Path:

@@ -17,7 +17,7 @@ def _with_real_track(report_dir: Path, real_path: Path) -> tuple[list[Row], str,
     """REPORT_DIR/real/rows.json beside the main one: rewrite report.md with the synthetic |
     real section too; return the real rows, suite name and origin (real/track.json) for the page."""
     from rabench.cli.bench_real import describe
-    from rabench.score.report_md import render as render_md
+    from rabench.report.markdown import render as render_md
 
     record = real_path.parent / "track.json"
     origin = describe(read_track(record)) if record.is_file() else ""

@@ -35,7 +35,7 @@ import io
 import threading
 
 import msgspec
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, UnidentifiedImageError
 
 PREP_VERSION = 1  # bump when the output of prepare_bytes changes for the same input
 MAX_SIDE = 3072
@@ -77,7 +77,7 @@ def prepare_bytes(data: bytes, media_type: str = "") -> Prepared:
         raise
     except Image.DecompressionBombError as exc:
         raise PreparationError(f"image refused as a decompression bomb: {exc}") from None
-    except Image.UnidentifiedImageError:  # its message names a BytesIO object at a memory address
+    except UnidentifiedImageError:  # its message names a BytesIO object at a memory address
         raise PreparationError("unreadable file: not an image format Pillow can read, nor a PDF") from None
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise PreparationError(f"unreadable file: {_one_line(exc)}") from None
@@ -155,8 +155,7 @@ def _prepare_image(data: bytes) -> Prepared:
         scale = MAX_SIDE / max(w, h)
         im.draft("RGB", (max(1, int(w * scale)), max(1, int(h * scale))))
     im.load()
-    im = ImageOps.exif_transpose(im)
-    return _encode(im)
+    return _encode(ImageOps.exif_transpose(im))
 
 
 def _rasterise_pdf(data: bytes) -> Image.Image:
@@ -181,7 +180,8 @@ def _rasterise_pdf(data: bytes) -> Image.Image:
             bitmap = page.render(scale=scale)
             im = bitmap.to_pil()
             im.load()
-            return im.copy()
+            page_image: Image.Image = im.copy()
+            return page_image
         except pdfium.PdfiumError as exc:
             raise PreparationError(f"unreadable PDF: {_one_line(exc)}") from None
         finally:
@@ -213,7 +213,7 @@ def _encode(im: Image.Image) -> Prepared:
     w, h = im.size
     if max(w, h) > MAX_SIDE:
         scale = MAX_SIDE / max(w, h)
-        im = im.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.LANCZOS)
+        im = im.resize((max(1, round(w * scale)), max(1, round(h * scale))), Image.Resampling.LANCZOS)
     while True:
         for quality in JPEG_QUALITIES:
             buf = io.BytesIO()
@@ -223,4 +223,4 @@ def _encode(im: Image.Image) -> Prepared:
         w, h = im.size
         if max(w, h) <= 16:
             raise PreparationError("cannot encode the image under the size limit")
-        im = im.resize((max(1, int(w * SHRINK_STEP)), max(1, int(h * SHRINK_STEP))), Image.LANCZOS)
+        im = im.resize((max(1, int(w * SHRINK_STEP)), max(1, int(h * SHRINK_STEP))), Image.Resampling.LANCZOS)

@@ -234,7 +234,7 @@ class PrepWorkers:
         fd = stdout.fileno()
         while b"\n" not in worker.buffer:
             ready = loop.create_future()
-            loop.add_reader(fd, lambda: ready.done() or ready.set_result(None))
+            loop.add_reader(fd, _wake, ready)
             try:
                 async with asyncio.timeout(self.timeout_s):
                     await ready
@@ -263,3 +263,9 @@ class PrepWorkers:
 
 if __name__ == "__main__":
     _serve(int(sys.argv[1]))
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    """The reader callback: the worker's stdout has bytes to read."""
+    if not ready.done():
+        ready.set_result(None)

@@ -15,7 +15,7 @@ from rabench.report.style import target_colour
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 plt.rcParams.update(
     {

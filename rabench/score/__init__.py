@@ -3,5 +3,5 @@
 Pipeline inside: ``load`` (refuse mismatches) -> ``reduce`` (per-run facts,
 per-case shares) -> ``tasks/*`` (rows per RA-Bench 0.2.0 task, with ``rows``
 applying Wilson / bootstrap intervals from ``kernels``) -> ``findings`` ->
-``output`` (rows.json) and ``report_md``. Definitions: docs/methodology.md.
+``output`` (rows.json); markdown rendering lives in ``rabench.report.markdown``. Definitions: docs/methodology.md.
 """

@@ -27,33 +27,15 @@ same thing.
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 import numba
 import numpy as np
 from numba import njit, prange
 
-
-def _ensure_writable_cache() -> None:
-    """numba caches compiled kernels beside this file; if that folder is read-only
-    (an installed package), cache under a per-user temp folder instead of failing."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    here = Path(__file__).parent
-    pycache = here / "__pycache__"
-    try:
-        pycache.mkdir(exist_ok=True)
-        probe = pycache / f".rabench-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError:
-        fallback = Path(tempfile.gettempdir()) / f"rabench-numba-cache-{os.getuid()}"
-        fallback.mkdir(parents=True, exist_ok=True)
-        setattr(numba.config, "CACHE_DIR", str(fallback))  # noqa: B010 (numba.config has no stubs for it)
+from rabench.numba_cache import ensure_writable_cache
 
 
-_ensure_writable_cache()
+ensure_writable_cache()  # numba's compiled kernels beside this file, or in a temp folder if read-only
 
 Z95 = 1.959963984540054  # standard normal 97.5% quantile (scipy.stats.norm.ppf(0.975))
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -157,7 +157,7 @@ def _suite_kind(run_dir: str) -> str:
 
 
 def write_outputs(result: ScoreResult, out_dir: str | Path) -> tuple[Path, Path]:
-    from rabench.score.report_md import render
+    from rabench.report.markdown import render
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

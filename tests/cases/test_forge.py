@@ -22,7 +22,7 @@ from rabench.contracts.case import submission_date
 from rabench.contracts.labels import FakeClass
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _forge_receipts import make_source_suite  # noqa: E402
+from _forge_receipts import make_source_suite
 
 N = 10
 

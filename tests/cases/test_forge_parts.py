@@ -26,7 +26,7 @@ from rabench.contracts import Authenticity, LineItem, ReceiptLabel
 from rabench.engine.ocr import OcrLine
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _forge_receipts import make_source_suite, receipt  # noqa: E402
+from _forge_receipts import make_source_suite, receipt
 
 FONTS = "/usr/share/fonts/truetype/dejavu/"
 

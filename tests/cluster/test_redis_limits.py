@@ -23,8 +23,8 @@ from rabench.run.limits import ProviderGate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))  # runfakes, runsuite (spawned children too)
 
-from runfakes import LoopbackServer  # noqa: E402
-from runsuite import make_suite  # noqa: E402
+from runfakes import LoopbackServer
+from runsuite import make_suite
 
 
 def _ok(body, hit):
@@ -43,7 +43,7 @@ def _runner(
 ) -> None:
     """One runner process: the real run loop, its provider's limits shared through Redis."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "run"))
-    from runfakes import FAST_RETRY, HttpTarget  # noqa: F811
+    from runfakes import FAST_RETRY, HttpTarget
 
     from rabench.run.session import RunOptions, run
 

@@ -26,9 +26,9 @@ import numba
 import numpy as np
 from scipy import ndimage
 
-from rabench.score.kernels import _ensure_writable_cache
+from rabench.numba_cache import ensure_writable_cache
 
-_ensure_writable_cache()  # numba's compiled kernels beside this file, or in a temp folder if read-only
+ensure_writable_cache()  # numba's compiled kernels beside this file, or in a temp folder if read-only
 
 Box = tuple[int, int, int, int]
 PAD = 1  # the shift search radius (px)

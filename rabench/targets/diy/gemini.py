@@ -68,20 +68,20 @@ class _Content(msgspec.Struct):
 
 class _Candidate(msgspec.Struct):
     content: _Content = msgspec.field(default_factory=_Content)
-    finishReason: str | None = None  # noqa: N815 - the wire's name
+    finishReason: str | None = None
 
 
 class _Meta(msgspec.Struct):
-    promptTokenCount: Count | None = None  # noqa: N815
-    candidatesTokenCount: Count | None = None  # noqa: N815
-    thoughtsTokenCount: Count | None = None  # noqa: N815
+    promptTokenCount: Count | None = None
+    candidatesTokenCount: Count | None = None
+    thoughtsTokenCount: Count | None = None
 
 
 class _Response(msgspec.Struct):
     candidates: list[_Candidate]
-    modelVersion: str | None = None  # noqa: N815
-    usageMetadata: _Meta | None = None  # noqa: N815
-    promptFeedback: dict[str, Any] | None = None  # noqa: N815
+    modelVersion: str | None = None
+    usageMetadata: _Meta | None = None
+    promptFeedback: dict[str, Any] | None = None
 
 
 _decoder = msgspec.json.Decoder(_Response)
