@@ -74,6 +74,7 @@ class Analysis(msgspec.Struct):
     signals: list[Signal]
     fingerprint: Fingerprint | None = None  # None when settings.fingerprint is off
     source: str = "ocr"  # "ocr" | "pdf_text"
+    # wall seconds per stage ("ocr", "reread", ...) and the worker's CPU seconds for it ("cpu.ocr", ...)
     timings: dict[str, float] = {}
     problems: list[str] = []  # notes on how the check ran (Verdict.diagnostics), never a failure
 
@@ -204,7 +205,7 @@ def analyse(
     """Read one receipt file end to end (runs inside a pool worker)."""
     timings: dict[str, float] = {}
     problems: list[str] = []
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     orig = Path(original)
     try:
         data = orig.read_bytes()
@@ -253,10 +254,11 @@ def analyse(
             problems.append("no prepared image: the original file was read (not what a run reads)")
         image = _open_image(prep if prep and prep.is_file() else orig, "the image")
     timings["decode"] = time.perf_counter() - t0
+    timings["cpu.decode"] = time.process_time() - c0
 
     rotation = 0  # how far the page was turned to be read (boxes are in that frame)
     if source == "ocr":
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result_ocr = ocr_mod.read_image(image)
         rotation = result_ocr.rotation
         lines = result_ocr.lines
@@ -265,13 +267,14 @@ def analyse(
             how = "upside down" if rotation == 180 else "sideways"
             problems.append(f"the page was read turned by {rotation} degrees (it looked {how})")
         timings["ocr"] = time.perf_counter() - t
+        timings["cpu.ocr"] = time.process_time() - c
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     rows = rows_from_ocr(lines)
     extraction = extract_fields(rows)
     result = totals_add_up(extraction)
     if source == "ocr" and settings.reread and image is not None:
-        t_reread = time.perf_counter()
+        t_reread, c_reread = time.perf_counter(), time.process_time()
         shown = image
         extraction, reread_lines, _ = reread_amounts(
             lines,
@@ -284,6 +287,7 @@ def analyse(
         if reread_lines is not lines:  # some amounts were read again: the rows are made from the new lines
             lines, rows = reread_lines, rows_from_ocr(reread_lines)
         timings["reread"] = time.perf_counter() - t_reread
+        timings["cpu.reread"] = time.process_time() - c_reread
         result = totals_add_up(extraction)
     if settings.today:
         today: dt.date | None = dt.date.fromisoformat(settings.today)
@@ -301,12 +305,13 @@ def analyse(
         signals.append(change)
     signals.extend(plausibility_signals(extraction, today=today, max_age_days=settings.max_age_days))
     timings["extract"] = time.perf_counter() - t - timings.get("reread", 0.0)  # the re-read is timed apart
+    timings["cpu.extract"] = time.process_time() - c - timings.get("cpu.reread", 0.0)
 
     now = _submission_time(settings, submitted_at)
     if today is None:
         problems.append("no submission time: the receipt-age and future-date rules were not applied")
     if settings.file_signals:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         with _analyser("provenance"):
             signals.extend(
                 file_signals(
@@ -320,18 +325,21 @@ def analyse(
                 )
             )
         timings["provenance"] = time.perf_counter() - t
+        timings["cpu.provenance"] = time.process_time() - c
     if settings.visual_signals and source == "ocr":
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         with _analyser("visual forensics"):
             # the reader's own line boxes are the receipt's text lines to compare with
             signals.extend(visual_signals(image, dict(extraction.field_boxes), [ln.box for ln in lines]))
         timings["forensics"] = time.perf_counter() - t
+        timings["cpu.forensics"] = time.process_time() - c
     fingerprint = None
     if settings.fingerprint:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         with _analyser("duplicate fingerprint"):
             fingerprint = make_fingerprint(data, image, extraction.fields, extraction.line_items)
         timings["fingerprint"] = time.perf_counter() - t
+        timings["cpu.fingerprint"] = time.process_time() - c
     if actual != media_type:
         signals.append(
             Signal(
@@ -341,6 +349,7 @@ def analyse(
             )
         )
     timings["total"] = time.perf_counter() - t0
+    timings["cpu.total"] = time.process_time() - c0  # this process's CPU seconds: robust to a busy machine
     return Analysis(
         extraction=extraction,
         check=result.check,
