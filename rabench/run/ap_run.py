@@ -196,7 +196,7 @@ async def run_ap(
             run_id=out.name,
             suite_dir=str(suite_dir),
             suite_name=reader.header.name,
-            suite_kind="ap",
+            suite_kind=reader.header.suite,
             manifest_sha256=reader.manifest_sha256,
             targets=[t.info for t in targets],
             repetitions=repetitions,
