@@ -89,7 +89,7 @@ class _Call:
         assert self.task is not None
         self.task.cancel()
 
-    async def attempt(self) -> Verdict:
+    async def attempt(self) -> Answer:
         counters = self.counters
         if self.attempts and counters is not None:
             counters.retries += 1
