@@ -68,7 +68,25 @@ def file_problem(
 
 
 def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[str]]:
-    """Return (number of cases read, problems). An empty problem list means valid."""
+    """Return (number of cases read, problems). An empty problem list means valid.
+
+    The suite kind its header names does the checking (``rabench.suites``); a header that
+    cannot be read is reported by the receipt checks, which list every problem."""
+    root = Path(root)
+    manifest = root / MANIFEST
+    if not manifest.is_file():
+        raise UserError(f"{root}: no {MANIFEST} in this folder")
+    try:
+        kind = read_header(manifest).suite
+    except UserError:
+        return validate_receipt_suite(root, check_hashes=check_hashes)
+    from rabench.suites.registry import get_suite
+
+    return get_suite(kind).validate(root, check_hashes=check_hashes)
+
+
+def validate_receipt_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[str]]:
+    """A receipt suite's checks: (number of cases read, problems)."""
     root = Path(root)
     manifest = root / MANIFEST
     if not manifest.is_file():
@@ -76,14 +94,9 @@ def validate_suite(root: Path, *, check_hashes: bool = True) -> tuple[int, list[
     problems: list[str] = []
     where = MANIFEST
     try:
-        header = read_header(manifest)
+        read_header(manifest)
     except UserError as exc:
         problems.append(str(exc).replace(str(manifest), where))
-    else:
-        if header.suite == "ap":  # bundles of documents: their own checks (docs/ap.md)
-            from rabench.cases.ap.validate import validate_ap_suite
-
-            return validate_ap_suite(root, check_hashes=check_hashes)
 
     first_line: dict[str, int] = {}
     first_key: dict[str, tuple[str, int]] = {}  # id_key -> (id, line): ids equal ignoring case

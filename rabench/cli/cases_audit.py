@@ -28,7 +28,8 @@ def format_table(res: AuditResult) -> str:
     return "\n".join(lines)
 
 
-def _run_ap(args: argparse.Namespace) -> int:
+def run_ap_audit(args: argparse.Namespace) -> int:
+    """An ap suite's leak audit (``rabench.suites.ap``)."""
     from rabench.cases.ap.audit import audit_ap_suite, format_ap_table
 
     res = audit_ap_suite(Path(args.dir))
@@ -48,11 +49,13 @@ def _run_ap(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from rabench.cases.manifest import MANIFEST, read_header
+    from rabench.suites.registry import suite_of
 
-    manifest = Path(args.dir) / MANIFEST
-    if manifest.is_file() and read_header(manifest).suite == "ap":
-        return _run_ap(args)
+    return suite_of(args.dir).audit(args)
+
+
+def run_receipt_audit(args: argparse.Namespace) -> int:
+    """A receipt suite's leak audit (``rabench.suites.receipt``)."""
     res = audit_suite(Path(args.dir))
     print(f"{args.dir}: {res.n_cases} base cases; ROC AUC of each signal alone, max(auc, 1-auc), ties half")
     print(format_table(res))

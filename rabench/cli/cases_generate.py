@@ -10,6 +10,7 @@ from pathlib import Path
 from rabench.cases.synth.plan import SEEDS, SIZES
 from rabench.cases.synth.suite import generate_suite, plain_progress
 from rabench.errors import UserError
+from rabench.suites.registry import SUITES
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -18,19 +19,30 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError(f"{out}: output folder exists and is not empty; choose a new folder")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
+    from rabench.suites.registry import get_suite
+
+    print(get_suite(args.suite).generate(args, out))
+    return 0
+
+
+def generate_ap(args: argparse.Namespace, out: Path) -> str:
+    """An ap suite (``rabench.suites.ap``); the summary line."""
+    from rabench.cases.ap.generate import generate_ap_suite
+
+    start = time.perf_counter()
+    summary = generate_ap_suite(
+        out, split=args.split, size=args.size, seed=args.seed, workers=args.workers, progress=plain_progress()
+    )
+    return (
+        f"{out}: {summary['cases']} ap cases, {float(summary['bytes']) / 1e6:.1f} MB, split {summary['split']} "
+        f"seed {summary['seed']}, {time.perf_counter() - start:.1f} s"
+    )
+
+
+def generate_receipt(args: argparse.Namespace, out: Path) -> str:
+    """A receipt suite (``rabench.suites.receipt``); the summary line."""
     start = time.perf_counter()
     kwargs = dict(split=args.split, size=args.size, seed=args.seed, workers=args.workers)
-    if args.suite == "ap":
-        from rabench.cases.ap.generate import generate_ap_suite
-
-        summary = generate_ap_suite(
-            out, split=args.split, size=args.size, seed=args.seed, workers=args.workers, progress=plain_progress()
-        )
-        print(
-            f"{out}: {summary['cases']} ap cases, {float(summary['bytes']) / 1e6:.1f} MB, split {summary['split']} "
-            f"seed {summary['seed']}, {time.perf_counter() - start:.1f} s"
-        )
-        return 0
     if sys.stderr.isatty():
         from rich.progress import Progress
 
@@ -40,11 +52,10 @@ def _run(args: argparse.Namespace) -> int:
     else:
         summary = generate_suite(out, progress=plain_progress(), **kwargs)
     took = time.perf_counter() - start
-    print(
+    return (
         f"{out}: {summary['cases']} cases, {summary['bytes'] / 1e6:.1f} MB, split {summary['split']} "
         f"seed {summary['seed']}, {took:.1f} s"
     )
-    return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -64,7 +75,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--suite",
-        choices=["receipt", "ap"],
+        choices=sorted(SUITES),
         default="receipt",
         help="receipt (default) or ap: accounts-payable invoice bundles, five task families "
         "(seeds dev=20260101, test=20260202, sample=20260303; docs/ap.md)",

@@ -5,6 +5,8 @@ whole interface. They are versioned by ``CONTRACTS_VERSION``, which is written
 into every file header (manifest, run.json, rows.json) and into the schemas.
 """
 
+from rabench.contracts.answer import Answer
+from rabench.contracts.ap_verdict import APVerdict
 from rabench.contracts.case import Case, Lineage, SuiteHeader
 from rabench.contracts.labels import (
     Authenticity,
@@ -20,6 +22,8 @@ from rabench.contracts.version import CONTRACTS_VERSION
 
 __all__ = [
     "CONTRACTS_VERSION",
+    "Answer",
+    "APVerdict",
     "Authenticity",
     "Capabilities",
     "Case",

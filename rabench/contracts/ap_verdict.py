@@ -3,7 +3,7 @@
 Why its own struct and not the receipt ``Verdict``: an AP answer is a decision over a bundle
 (PAY / HOLD / NEEDS_REVIEW / ESCALATE_FRAUD) with reason codes, discrepancies and links from
 the fixed vocabulary of ``rabench.contracts.ap``, and a probability per outcome class. It
-rides in ``Outcome.ap_verdict`` so the runner, the outcomes file and the operations rows are
+rides in ``Outcome.verdict`` (``contracts.answer.Answer``, tagged by ``suite``) so the runner, the outcomes file and the operations rows are
 shared with receipts. Strict like every contract: unknown keys, codes outside the vocabulary,
 probabilities outside [0, 1] and inverted boxes are one-line validation errors where the
 verdict is decoded (a DIY model's answer that breaks them is ``invalid_output``).
@@ -49,7 +49,9 @@ class APLineItem(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown
     unit_price: float | None = None
 
 
-class APVerdict(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+class APVerdict(
+    msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True, tag_field="suite", tag="ap"
+):
     """A target's answer for one AP case (docs/methodology-ap.md, "What a target answers")."""
 
     decision: Decision

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from rabench.contracts.labels import Label
-from rabench.contracts.version import CONTRACTS_VERSION
+from rabench.contracts.version import SUITE_VERSION
 
 MediaType = Literal["image/jpeg", "image/png", "image/webp", "image/tiff", "application/pdf"]
 Transform = Literal["reencode", "crop", "reshoot"]
@@ -120,6 +120,6 @@ class SuiteHeader(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag="
 
     suite: SuiteKind  # "receipt" (rabench/contracts/labels.py) or "ap" (rabench/contracts/ap.py)
     name: str  # e.g. "ra-bench-0.2.0/quick/test"
-    contracts_version: int = CONTRACTS_VERSION
+    contracts_version: int = SUITE_VERSION  # the suite format is version 1's (contracts.version)
     # Free-form provenance: generator version, seed, Pillow build, importer, ...
     meta: dict[str, Any] = {}

@@ -1,4 +1,4 @@
-"""What a target answers for one case. Suite-agnostic shape; receipt fields for now."""
+"""What a target answers for one receipt case: the ``Verdict`` (one member of ``contracts.answer.Answer``)."""
 
 from __future__ import annotations
 
@@ -66,7 +66,9 @@ class Usage(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fiel
     model_cost_usd: float | None = None  # model tokens x list price
 
 
-class Verdict(msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True):
+class Verdict(
+    msgspec.Struct, frozen=True, omit_defaults=True, forbid_unknown_fields=True, tag_field="suite", tag="receipt"
+):
     """What a target answers for one case: fields, line items, checks, risk, reasons (most
     specific first), whether it saw the receipt before, usage and run diagnostics."""
 

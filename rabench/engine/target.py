@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from rabench.contracts import Capabilities, TargetInfo, TargetsConfig, Usage, Verdict
+from rabench.contracts import Answer, APVerdict, Capabilities, TargetInfo, TargetsConfig, Usage, Verdict
 from rabench.contracts.prices import self_cost_per_check
 from rabench.engine import risk as risk_mod
 from rabench.engine.ocr import OcrSettings, ProcessWorkerPool, ThreadWorkerPool, WorkerPool
@@ -168,12 +168,12 @@ class SelfTarget:
             self._pool.close()
             self._pool = None
 
-    async def check(self, request: CheckRequest) -> Verdict:
+    async def check(self, request: CheckRequest) -> Answer:
         if self._pool is None:
             await self.open()
         assert self._pool is not None
         if isinstance(request, APRequest):  # an ap suite: the AP engine over the bundle
-            return await self._check_ap(request)  # type: ignore[return-value]
+            return await self._check_ap(request)
         prepared = str(request.prepared) if request.prepared and Path(request.prepared).is_file() else None
         try:
             analysis: Analysis = await self._pool.submit(
@@ -194,7 +194,7 @@ class SelfTarget:
             ) from None
         return self.verdict(analysis, request.case_id)
 
-    async def _check_ap(self, request: APRequest) -> Any:
+    async def _check_ap(self, request: APRequest) -> APVerdict:
         from rabench.engine.ap.engine import analyse_bundle, pool_reader
 
         assert self._pool is not None

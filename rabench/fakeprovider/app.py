@@ -48,7 +48,15 @@ class RecordedRequest(msgspec.Struct, frozen=True):
 
 def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel | APLabel]:
     """sha256 of each case's original file, and of its prepared image, -> label. For an ap
-    suite, the first invoice image of each bundle (the image an AP request carries)."""
+    suite, the first invoice image of each bundle (the image an AP request carries). The
+    suite's kind says how (``Suite.fake_labels``)."""
+    from rabench.suites.registry import suite_of
+
+    return suite_of(suite).fake_labels(suite)
+
+
+def receipt_suite_labels(suite: Path) -> dict[str, ReceiptLabel | APLabel]:
+    """A receipt suite's answer key (``rabench.suites.receipt``)."""
     from rabench.cases.manifest import open_suite
 
     try:
@@ -56,10 +64,6 @@ def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel | APLabel]:
     except ImportError:  # pragma: no cover - prepare is part of the package
         prepare_bytes = None  # type: ignore[assignment]
     labels: dict[str, ReceiptLabel | APLabel] = {}
-    if _is_ap(suite):
-        from rabench.fakeprovider.ap_labels import ap_suite_labels
-
-        return dict(ap_suite_labels(suite))
     for loaded in open_suite(suite):
         data = loaded.read_bytes()
         labels[hashlib.sha256(data).hexdigest()] = loaded.case.label
@@ -70,13 +74,6 @@ def load_suite_labels(suite: Path) -> dict[str, ReceiptLabel | APLabel]:
                 continue
             labels[hashlib.sha256(prepared.data).hexdigest()] = loaded.case.label
     return labels
-
-
-def _is_ap(suite: Path) -> bool:
-    from rabench.cases.manifest import MANIFEST, read_header
-
-    manifest = suite / MANIFEST
-    return manifest.is_file() and read_header(manifest).suite == "ap"
 
 
 def _peer(request: web.Request) -> str:

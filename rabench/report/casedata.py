@@ -25,7 +25,7 @@ from typing import IO, Any
 import msgspec
 import numpy as np
 
-from rabench.contracts import Case
+from rabench.contracts import Case, Verdict
 from rabench.contracts.views import CASES_FORMAT, CaseLabelView, CasesFile, CaseView, ReasonView, RunView
 from rabench.score.details import case_path, thumbnail
 from rabench.score.load import ScoreInput, TargetRuns
@@ -129,7 +129,7 @@ class _TargetRuns:
         missing = t.missing if t.missing is not None else np.zeros(n, dtype=bool)
         for k, oc in enumerate(t.outcomes):
             self.rep[k] = oc.repetition
-            v = oc.verdict
+            v = oc.verdict if isinstance(oc.verdict, Verdict) else None
             if v is None:
                 self.status[k] = tables("missing" if missing[k] else oc.status)
                 self.error[k] = s(oc.error)

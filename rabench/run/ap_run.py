@@ -22,7 +22,7 @@ import anyio
 import msgspec
 
 from rabench.cases.ap.manifest import LoadedAPCase, open_ap_suite
-from rabench.contracts import Outcome, RunManifest
+from rabench.contracts import APVerdict, Outcome, RunManifest
 from rabench.errors import UserError
 from rabench.prepare.cache import PrepCache
 from rabench.prepare.image import PREP_VERSION, PreparationError
@@ -105,7 +105,7 @@ async def _one(
         result = CallResult("error", 0, None, error=f"cannot prepare a document of {lc.case.id}: {exc}")
     else:
         result = await call_target(target, request, gate, timeout_s=timeout_s, policy=policy)
-        if result.status == "ok" and result.ap_verdict is None:  # e.g. a receipt-only target
+        if result.status == "ok" and not isinstance(result.verdict, APVerdict):  # e.g. a receipt-only target
             result = CallResult(
                 "invalid_output",
                 result.attempts,
@@ -122,7 +122,7 @@ async def _one(
             status=result.status,  # type: ignore[arg-type]
             attempts=result.attempts,
             latency_s=result.latency_s,
-            ap_verdict=result.ap_verdict,
+            verdict=result.verdict,
             error=result.error,
             usage=result.usage,
             finished_at=time.time(),
@@ -196,7 +196,7 @@ async def run_ap(
             run_id=out.name,
             suite_dir=str(suite_dir),
             suite_name=reader.header.name,
-            suite_kind="ap",
+            suite_kind=reader.header.suite,
             manifest_sha256=reader.manifest_sha256,
             targets=[t.info for t in targets],
             repetitions=repetitions,

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from rabench.contracts import Usage, Verdict
+from rabench.contracts import Answer, Usage, Verdict
 from rabench.contracts.ap_verdict import APVerdict
 from rabench.run.limits import ProviderGate
 from rabench.run.retry import RetryPolicy, retry_transport
@@ -39,9 +39,8 @@ class CallResult:
     status: str
     attempts: int
     latency_s: float | None
-    verdict: Verdict | None = None
+    verdict: Answer | None = None  # a Verdict on a receipt suite, an APVerdict on an ap suite
     error: str | None = None
-    ap_verdict: APVerdict | None = None  # what a target answers on an ap suite
     usage: Usage | None = None
     wait_s: float = 0.0  # time spent waiting for the provider gate (a slot, a rate token), all attempts
 
@@ -90,7 +89,7 @@ class _Call:
         assert self.task is not None
         self.task.cancel()
 
-    async def attempt(self) -> Verdict:
+    async def attempt(self) -> Answer:
         counters = self.counters
         if self.attempts and counters is not None:
             counters.retries += 1
@@ -183,11 +182,7 @@ async def call_target(
         )
     except Exception as exc:  # a crash of one call never stops the run
         return CallResult("error", call.attempts, call.latency_s, error=one_line(exc), wait_s=call.wait_s)
-    if isinstance(verdict, APVerdict):  # an ap suite's answer (rabench.run.ap_run)
-        return CallResult(
-            "ok", call.attempts, call.latency_s, ap_verdict=verdict, usage=verdict.usage, wait_s=call.wait_s
-        )
-    if not isinstance(verdict, Verdict):
+    if not isinstance(verdict, (Verdict, APVerdict)):
         return CallResult(
             "invalid_output",
             call.attempts,

@@ -33,7 +33,7 @@ import anyio.abc
 import anyio.lowlevel
 
 from rabench.cases.manifest import LoadedCase
-from rabench.contracts import Outcome
+from rabench.contracts import Outcome, Verdict
 from rabench.prepare.cache import PrepCache, PreparedFile
 from rabench.prepare.image import PreparationError
 from rabench.run.breaker import Breaker
@@ -275,7 +275,7 @@ class TargetRun:
                         answer = CallResult("ok", 0, None, verdict=hit.verdict, usage=hit.usage)
                     else:
                         answer = await self._call(request, budget)
-                        if answer is not None and answer.status == "ok" and answer.verdict is not None:
+                        if answer is not None and answer.status == "ok" and isinstance(answer.verdict, Verdict):
                             responses.put(key, answer.verdict, answer.usage)
                 if answer is None:
                     return  # not started, not recorded: a resume with a higher cap runs it

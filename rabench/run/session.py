@@ -231,21 +231,20 @@ def _run_locked(options: RunOptions, out: Path, targets: list[Target] | None) ->
         raise UserError(f"{out}: already holds a run; add --resume to finish it, or choose another --out")
     suite_dir, targets = _suite_and_targets(options, old, targets)
     repetitions = options.repetitions if options.repetitions is not None else (old.repetitions if old else 1)
-    if _suite_kind(suite_dir) == "ap":  # bundles and APVerdicts (rabench.run.ap_run)
-        return _run_ap(options, out, suite_dir, targets, repetitions, old)
+    from rabench.suites.registry import suite_of
+
+    return suite_of(suite_dir).run(options, out, suite_dir, targets, repetitions, old)
+
+
+def run_receipt(
+    options: RunOptions, out: Path, suite_dir: str, targets: list[Target], repetitions: int, old: RunManifest | None
+) -> RunSummary:
+    """A receipt suite's run (``rabench.suites.receipt``): planned, then streamed through the lanes."""
     plan = plan_suite(suite_dir)
     return anyio.run(_run_async, options, out, plan, targets, repetitions, old, suite_dir)
 
 
-def _suite_kind(suite_dir: str) -> str:
-    from rabench.cases.manifest import MANIFEST, read_header
-
-    path = Path(suite_dir)
-    manifest = path if path.name == MANIFEST else path / MANIFEST
-    return read_header(manifest).suite if manifest.is_file() else "receipt"
-
-
-def _run_ap(
+def run_ap_suite(
     options: RunOptions, out: Path, suite_dir: str, targets: list[Target], repetitions: int, old: RunManifest | None
 ) -> RunSummary:
     from rabench.run.ap_run import run_ap

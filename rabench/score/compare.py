@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rabench.contracts import Row
+from rabench.contracts import Row, Verdict
 from rabench.errors import UserError
 from rabench.score.findings import compare as compare_rows
 from rabench.score.load import ScoreInput, TargetRuns, load_runs
@@ -84,7 +84,7 @@ def _decisions(target: TargetRuns) -> dict[str, tuple[str, float | None]]:
     seen: set[str] = set()
     for oc in target.outcomes:
         seen.add(oc.case_id)
-        if oc.status != "ok" or oc.verdict is None:
+        if oc.status != "ok" or not isinstance(oc.verdict, Verdict):
             continue
         risk = oc.verdict.risk
         flags.setdefault(oc.case_id, []).append(risk is not None and risk >= FLAG_AT)

@@ -18,7 +18,7 @@ import msgspec
 import numpy as np
 
 from rabench.cases.manifest import SymlinkLoop, resolve_in_suite
-from rabench.contracts import Case, Outcome
+from rabench.contracts import Case, Outcome, Verdict
 from rabench.contracts.details import DetailsFile, MissReason, ReliabilityBin, RocCurve, WorstMiss
 from rabench.score.load import ScoreInput, TargetRuns
 from rabench.score.reduce import RunFacts
@@ -114,7 +114,7 @@ def _label_text(case: Case) -> str:
 
 
 def _verdict_text(oc: Outcome) -> str:
-    if oc.verdict is None:
+    if not isinstance(oc.verdict, Verdict):
         return f"{oc.status}: {oc.error or ''}"[:400]
     v = oc.verdict
     fields = ", ".join(f"{k}={val}" for k, val in msgspec.structs.asdict(v.fields).items() if val is not None)
@@ -164,7 +164,8 @@ def _worst(t: TargetRuns, facts: RunFacts, inp: ScoreInput) -> list[WorstMiss]:
                 label=_label_text(case),
                 verdict=_verdict_text(oc),
                 reasons=[
-                    MissReason(kind=r.kind, text=r.text[:300]) for r in (oc.verdict.reasons if oc.verdict else [])[:5]
+                    MissReason(kind=r.kind, text=r.text[:300])
+                    for r in (oc.verdict.reasons if isinstance(oc.verdict, Verdict) else [])[:5]
                 ],
             )
         )

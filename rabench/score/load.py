@@ -9,7 +9,7 @@ can then work on plain arrays indexed by case.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from pathlib import Path
@@ -20,10 +20,18 @@ import numpy as np
 from rabench.cases.manifest import open_suite
 from rabench.contracts import Case, Outcome, RunManifest, TargetInfo
 from rabench.contracts.case import id_key
+from rabench.contracts.outcome import decode_outcome_v1
 from rabench.contracts.files import read_run_manifest
 from rabench.errors import UserError
 
 _outcome_decoder = msgspec.json.Decoder(Outcome)
+OutcomeDecode = Callable[[memoryview], Outcome]
+
+
+def outcome_decoder(manifest: RunManifest) -> OutcomeDecode:
+    """How to read the run's outcome lines: as its contracts version wrote them (a version-1
+    line keeps an AP answer in ``ap_verdict``: ``decode_outcome_v1`` moves it to ``verdict``)."""
+    return decode_outcome_v1 if manifest.contracts_version == 1 else _outcome_decoder.decode
 
 
 @dataclass(slots=True)
@@ -138,9 +146,17 @@ class OutcomeLines:
     Stand-ins for cases without an outcome (``with_missing_cases``) are kept as objects.
     """
 
-    __slots__ = ("_data", "_start", "_end", "_extra")
+    __slots__ = ("_data", "_start", "_end", "_extra", "_decode")
 
-    def __init__(self, data: memoryview, start: np.ndarray, end: np.ndarray, extra: dict[int, Outcome]):
+    def __init__(
+        self,
+        data: memoryview,
+        start: np.ndarray,
+        end: np.ndarray,
+        extra: dict[int, Outcome],
+        decode: OutcomeDecode = _outcome_decoder.decode,
+    ):
+        self._decode = decode
         self._data = data
         self._start = start  # int64 byte offsets; -1 for a stand-in (in ``extra``)
         self._end = end
@@ -156,7 +172,7 @@ class OutcomeLines:
         s = int(self._start[k])  # IndexError past the end
         if s < 0:
             return self._extra[k]
-        return _outcome_decoder.decode(self._data[s : int(self._end[k])])
+        return self._decode(self._data[s : int(self._end[k])])
 
     def __iter__(self) -> Iterator[Outcome]:
         for k in range(len(self._start)):
@@ -181,7 +197,7 @@ def read_outcomes(
     view = memoryview(data)
     size = len(data)
     index = cases.index
-    decode = _outcome_decoder.decode
+    decode = outcome_decoder(manifest)
     starts = array("q")  # byte offsets of each kept outcome's line
     ends = array("q")
     tgt = array("q")
@@ -245,7 +261,7 @@ def read_outcomes(
     for ti, tid in enumerate(known):
         pick = t_sel == ti
         mine = sel[pick]
-        per_target[tid] = (OutcomeLines(view, start_arr[mine], end_arr[mine], {}), c_sel[pick], r_sel[pick])
+        per_target[tid] = (OutcomeLines(view, start_arr[mine], end_arr[mine], {}, decode), c_sel[pick], r_sel[pick])
     return per_target
 
 
@@ -287,7 +303,11 @@ def with_missing_cases(
         )
         for pos in np.flatnonzero(missing)
     }
-    return (OutcomeLines(outcomes._data, start, end, extra), missing, all_case[order].astype(np.int32))
+    return (
+        OutcomeLines(outcomes._data, start, end, extra, outcomes._decode),
+        missing,
+        all_case[order].astype(np.int32),
+    )
 
 
 def runs_of_one_suite(run_dirs: list[str]) -> tuple[list[Path], list[RunManifest], Path]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rabench.contracts import Outcome, Usage
+from rabench.contracts import Outcome, Usage, Verdict
 from rabench.contracts.labels import SCALAR_FIELDS
 from rabench.score.load import CaseTable, TargetRuns
 from rabench.score.normalise import field_right, match_line_items
@@ -95,7 +95,7 @@ def run_facts(target: TargetRuns, cases: CaseTable) -> RunFacts:
     for i, oc in enumerate(target.outcomes):
         case = cases.cases[target.case[i]]
         ok = oc.status == "ok"
-        v = oc.verdict if ok else None
+        v = oc.verdict if ok and isinstance(oc.verdict, Verdict) else None  # the receipt answer
         facts.status[i] = STATUS_CODE[oc.status]
         facts.readable[i] = 1.0 if v is not None else 0.0
         risk = NAN if v is None else _finite(v.risk)

@@ -132,17 +132,32 @@ def score_input(
 
 
 def score_runs(run_dirs: list[str], ray_address: str | None = None, reference: str | None = None) -> ScoreResult:
-    t0 = time.perf_counter()
-    if run_dirs and _suite_kind(run_dirs[0]) == "ap":  # docs/methodology-ap.md
-        if ray_address is not None:
-            raise UserError("--executor ray: scores receipt suites only; score an ap suite in-process")
-        from rabench.score.tasks.ap_score import load_ap_runs, score_ap
+    """The rows of runs of one suite, scored as the suite's kind says (``rabench.suites``)."""
+    from rabench.suites.registry import DEFAULT_KIND, get_suite
 
-        inp, ap_cases = load_ap_runs(run_dirs)
-        load_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        doc = score_ap(inp, ap_cases)
-        return ScoreResult(doc=doc, timings={"load": load_s, "ap": time.perf_counter() - t0})
+    kind = _suite_kind(run_dirs[0]) if run_dirs else DEFAULT_KIND
+    return get_suite(kind).score(run_dirs, ray_address, reference)
+
+
+def score_ap_runs(run_dirs: list[str], ray_address: str | None = None, reference: str | None = None) -> ScoreResult:
+    """An ap suite's rows (docs/methodology-ap.md; ``rabench.suites.ap``)."""
+    t0 = time.perf_counter()
+    if ray_address is not None:
+        raise UserError("--executor ray: scores receipt suites only; score an ap suite in-process")
+    from rabench.score.tasks.ap_score import load_ap_runs, score_ap
+
+    inp, ap_cases = load_ap_runs(run_dirs)
+    load_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    doc = score_ap(inp, ap_cases, reference)
+    return ScoreResult(doc=doc, timings={"load": load_s, "ap": time.perf_counter() - t0})
+
+
+def score_receipt_runs(
+    run_dirs: list[str], ray_address: str | None = None, reference: str | None = None
+) -> ScoreResult:
+    """A receipt suite's rows (docs/methodology.md; ``rabench.suites.receipt``)."""
+    t0 = time.perf_counter()
     inp = load_runs(run_dirs)
     load_s = time.perf_counter() - t0
     result = score_input(inp, ray_address=ray_address, reference=reference)

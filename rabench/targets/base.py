@@ -1,6 +1,7 @@
 """The target interface the runner drives.
 
-A target answers ``check(request) -> Verdict``. It signals what went wrong by
+A target answers ``check(request) -> Answer`` (a ``Verdict`` on a receipt suite, an
+``APVerdict`` on an ap suite: ``rabench.contracts.answer``). It signals what went wrong by
 raising one of two exception families, so that the *runner* owns the single
 retry layer (DESIGN.md, "One retry layer"):
 
@@ -21,7 +22,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 import msgspec
 
-from rabench.contracts import TargetInfo, Usage, Verdict
+from rabench.contracts import Answer, TargetInfo, Usage
 
 
 class CheckRequest(msgspec.Struct, frozen=True):
@@ -73,6 +74,6 @@ class Target(Protocol):
 
     async def reset(self, repetition: int) -> None: ...
 
-    async def check(self, request: CheckRequest) -> Verdict: ...
+    async def check(self, request: CheckRequest) -> Answer: ...
 
     async def close(self) -> None: ...

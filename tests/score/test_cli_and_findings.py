@@ -19,7 +19,7 @@ def test_score_command_writes_rows_json_and_report(tmp_path, capsys):
     assert main(["score", str(run), "--out", str(tmp_path / "rep")]) == 0
     doc = json.loads((tmp_path / "rep" / "rows.json").read_text())
     assert doc["header"]["suite_manifest_sha256"] == json.loads((run / "run.json").read_text())["manifest_sha256"]
-    assert doc["header"]["contracts_version"] == 1 and doc["header"]["scorer_version"]
+    assert doc["header"]["contracts_version"] == 2 and doc["header"]["scorer_version"]
     assert {"task", "metric", "stratum", "target", "value", "n"} <= set(doc["rows"][0])
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "## Authenticity" in md and "not supported" in md and "## Findings" in md

@@ -151,7 +151,7 @@ def write_run(
                         status="ok",
                         attempts=1,
                         latency_s=0.5,
-                        ap_verdict=v,
+                        verdict=v,
                     )
                     if v is not None
                     else Outcome(

@@ -11,7 +11,7 @@ import msgspec
 from ap_bundles import write_bundle_suite
 
 from rabench.cli.main import main
-from rabench.contracts import Outcome
+from rabench.contracts import APVerdict, Outcome
 from rabench.fakeprovider import BackgroundFakeProvider, Latency, ModelProfile, Profile, load_suite_labels
 from rabench.score import output
 
@@ -59,11 +59,11 @@ def test_self_and_diy_run_and_score_on_an_ap_suite(tmp_path, monkeypatch):
     assert code == 0
     outcomes = [msgspec.json.decode(x, type=Outcome) for x in (out / "outcomes.jsonl").read_bytes().splitlines()]
     assert len(outcomes) == 2 * 2 * len(cases)
-    assert all(o.status == "ok" and o.ap_verdict is not None and o.verdict is None for o in outcomes)
+    assert all(o.status == "ok" and isinstance(o.verdict, APVerdict) for o in outcomes)
     labels = {c.id: c.label for c in cases}
     for o in outcomes:  # the fake played a perfect analyst; the engine's answers are its own
         if o.target == DIY:
-            assert o.ap_verdict.decision == labels[o.case_id].decision
+            assert o.verdict.decision == labels[o.case_id].decision
     assert main(["score", str(out), "--out", str(tmp_path / "report")]) == 0
     doc = output.decode((tmp_path / "report" / "rows.json").read_bytes())
     assert doc.header.scorer_version == "ap-1"

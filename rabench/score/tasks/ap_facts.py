@@ -220,10 +220,10 @@ def ap_facts(target: TargetRuns, cases: APCaseTable) -> APFacts:
         case = cases.cases[int(target.case[i])]
         label = case.label
         ok = oc.status == "ok"
-        v = oc.ap_verdict if ok else None
+        v = oc.verdict if ok and isinstance(oc.verdict, APVerdict) else None
         base.status[i] = STATUS_CODE[oc.status]
         base.readable[i] = 1.0 if v is not None else 0.0
-        usage = oc.usage if oc.usage is not None else (oc.ap_verdict.usage if oc.ap_verdict is not None else None)
+        usage = oc.usage if oc.usage is not None else (oc.verdict.usage if oc.verdict is not None else None)
         if ok and not oc.cached:
             base.latency[i] = _f(oc.latency_s)
             if usage is not None:

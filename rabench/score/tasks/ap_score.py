@@ -135,7 +135,7 @@ def ap_rows(target: TargetRuns, cases: APCaseTable, tags: dict[str, np.ndarray])
     return rows
 
 
-def score_ap(inp: ScoreInput, ap_cases: APCaseTable) -> output.RowsFile:
+def score_ap(inp: ScoreInput, ap_cases: APCaseTable, reference: str | None = None) -> output.RowsFile:
     tags = strata_masks(ap_cases)
     rows: list[Row] = []
     for target in inp.targets:
@@ -164,4 +164,4 @@ def score_ap(inp: ScoreInput, ap_cases: APCaseTable) -> output.RowsFile:
         bootstrap_resamples=N_BOOT,
         min_stratum_cases=MIN_STRATUM,
     )
-    return output.RowsFile(header=header, rows=rows, findings=findings(rows, inp.targets))
+    return output.RowsFile(header=header, rows=rows, findings=findings(rows, inp.targets, reference))
