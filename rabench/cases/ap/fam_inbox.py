@@ -48,6 +48,10 @@ FORWARD_DMARC_FAIL = 0.08  # forwarded through a list or a colleague's rule: DMA
 NEW_PHONE = 0.15  # the signature gives a direct line, not the switchboard on file
 # ... and fraud that looks genuine:
 VALID_LOOKING_TRAIL = 0.5  # of compromised-mailbox frauds: an approved change, called back on the mail's number
+MASTER_PHONE_HIJACK = 0.5  # of callback traps: the phone on file was changed first, without a change reference
+PHONE_CHANGED_PROPERLY = (
+    0.4  # of verified genuine bank changes: the phone on file was changed months ago, with a reference
+)
 EXEC_MAILBOX_TAKEOVER = 0.3  # of CEO frauds: sent from the executive's real, compromised mailbox
 _BANK = {"bank_change_verified", "lookalike_bank", "replyto_spoof", "callback_trap", "compromised_mailbox"}
 _EXEC = {"exec_genuine", "ceo_fraud"}
@@ -95,6 +99,26 @@ def inbox_bec(w: World, variant: str) -> APLabel:
     phone = v.phone
     if (fraud and variant != "ceo_fraud") or (not fraud and rng.random() < NEW_PHONE):
         phone = other_phone(rng, v)
+    mv = v  # the vendor as the master shows it
+    if variant == "callback_trap" and rng.random() < MASTER_PHONE_HIJACK:
+        changed = inv.issued - timedelta(days=int(rng.integers(3, 20)))
+        mv = replace(v, phone=phone, phone_changed=(changed.isoformat(), None, v.phone))
+    if variant == "bank_change_verified" and rng.random() < PHONE_CHANGED_PROPERLY:
+        phone = other_phone(rng, v)
+        changed = inv.issued - timedelta(days=int(rng.integers(60, 400)))
+        mv = replace(
+            v, phone=phone, phone_changed=(changed.isoformat(), f"CDR-{int(rng.integers(10000, 99999))}", v.phone)
+        )
+        approval = approval_record(
+            rng,
+            mv,
+            inv.account,
+            inv.issued - timedelta(days=2),
+            via="email",
+            called=phone,
+            outcome="confirmed",
+            approver2=True,
+        )
     if fraud and variant != "ceo_fraud":
         if variant == "callback_trap" or (variant == "compromised_mailbox" and rng.random() < VALID_LOOKING_TRAIL):
             approval = approval_record(
@@ -182,8 +206,10 @@ def inbox_bec(w: World, variant: str) -> APLabel:
         reasons.append("callback_discouraged")
     if call_us:
         parts.append(str(rng.choice(em.CALL_US)).format(phone=phone))
-    if phone != v.phone and variant not in _EXEC:  # the mail's number is not the one on file
-        reasons.append("callback_number_changed")
+    if (phone != mv.phone or (mv.phone_changed and mv.phone_changed[1] is None)) and variant not in _EXEC:
+        reasons.append(
+            "callback_number_changed"
+        )  # not the number on file, or the one on file changed without a reference
     signature = [exec_title, b.entity] if variant in _EXEC else [v.name, phone, f"www.{v.domain}"]
     to_name = staff_name
     sent = datetime(
@@ -265,7 +291,7 @@ def inbox_bec(w: World, variant: str) -> APLabel:
     )
     if approval is not None:
         w.add("approval.json", approval, "application/json", "approval")
-    w.add("vendor_master.json", vendor_master([v] + w.others[:4], w.submitted), "application/json", "vendor_master")
+    w.add("vendor_master.json", vendor_master([mv] + w.others[:4], w.submitted), "application/json", "vendor_master")
     entries = history(rng, v, w.ids, inv.issued, months=int(rng.integers(4, 14)))
     for o in w.others[:2]:
         entries += history(rng, o, w.ids, inv.issued, months=int(rng.integers(2, 8)))

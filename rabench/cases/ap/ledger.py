@@ -49,7 +49,7 @@ def dumps(obj: object) -> bytes:
 
 
 def vendor_record(v: Vendor, *, change_ref: str | None = None) -> dict[str, object]:
-    return {
+    rec: dict[str, object] = {
         "vendor_id": v.vendor_id,
         "name": v.name,
         "country": v.country,
@@ -69,6 +69,10 @@ def vendor_record(v: Vendor, *, change_ref: str | None = None) -> dict[str, obje
             "change_ref": change_ref if v.bank_changed else None,
         },
     }
+    if v.phone_changed is not None:  # keys without "phone" in them: the number before is not on file
+        on, ref, before = v.phone_changed
+        rec["contact_change"] = {"changed_on": on, "change_ref": ref, "previous_number": before}
+    return rec
 
 
 def vendor_master(

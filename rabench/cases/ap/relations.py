@@ -57,6 +57,10 @@ def relation_features(lc: LoadedAPCase) -> dict[str, bool]:
     f["account_in_master"] = acct in accounts
     f["account_shared_in_master"] = len(accounts) != len(set(accounts))
     f["master_bank_changed"] = any(m["bank"].get("last_changed") for m in master)
+    f["master_phone_changed"] = any(m.get("contact_change") for m in master)
+    f["master_phone_changed_unreferenced"] = any(
+        m.get("contact_change") and not m["contact_change"].get("change_ref") for m in master
+    )
     f["vendor_in_master"] = field.get("vendor_name") in names
     f["vat_in_master"] = field.get("vendor_vat_id") in {m.get("vat_id") for m in master}
     if "email" in docs:

@@ -11,7 +11,7 @@ import numpy as np
 
 from rabench.cases.ap.audit import THRESHOLD, Record, audit_ap_records
 from rabench.cases.ap.relations import THRESHOLD as REL_THRESHOLD
-from rabench.cases.ap.relations import RelRecord, fit_family
+from rabench.cases.ap.relations import RelRecord, fit_family, records
 
 
 def _records(leak: bool) -> list[Record]:
@@ -86,6 +86,22 @@ def test_quick_test_split_passes_the_audit(tmp_path):
     assert "LEAK:" not in audit.stderr, audit.stderr[-3000:]
     assert "relational audit" in audit.stdout
     assert audit.stdout.count(" AUC ") == 5, audit.stdout[-1500:]
+    # Issue 31's shortcut: headers, approval, goods receipt and master decided family D 80 of 80.
+    inbox = [r for r in records(out) if r.family == "inbox_bec"]
+    right = sum(_header_rule(r.features) == r.unsafe for r in inbox)
+    assert len(inbox) == 80 and right / len(inbox) < 0.75, right
+
+
+def _header_rule(f: dict[str, bool]) -> bool:
+    """Hold/escalate by e-mail headers, the approval record, the goods receipt and the master alone."""
+    if f.get("has_email"):
+        if not (f.get("sender_domain_in_master") or f.get("sender_is_buyer")):
+            return True
+        if f.get("reply_to_elsewhere") or not f.get("dmarc_pass") or f.get("mail_phone_not_on_file"):
+            return True
+    if f.get("has_approval") and not (f.get("callback_to_number_on_file") and f.get("approval_approved")):
+        return True
+    return bool(f.get("gr_empty"))
 
 
 def _rel(planted: bool) -> list[RelRecord]:
