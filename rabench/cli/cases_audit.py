@@ -42,7 +42,14 @@ def run_ap_audit(args: argparse.Namespace) -> int:
     for r in bad:
         extra = f" ({r.detail})" if r.detail else ""
         print(f"LEAK: {r.signal} separates {r.group} with AUC {r.auc:.3f} > {args.threshold}{extra}", file=sys.stderr)
-    if bad:
+    from rabench.cases.ap.relations import THRESHOLD, format_relational, relational_audit
+
+    fits = relational_audit(Path(args.dir))
+    print(format_relational(fits))
+    solved = [f for f in fits if f.auc is not None and f.auc > THRESHOLD]
+    for f in solved:
+        print(f"RELATIONAL: a depth-3 rule separates {f.family} with AUC {f.auc:.3f} > {THRESHOLD}", file=sys.stderr)
+    if bad or solved:
         return 1
     print(f"no signal above {args.threshold}")
     return 0

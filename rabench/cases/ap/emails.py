@@ -26,6 +26,7 @@ MAILERS = (
     "Microsoft Exchange Server 2019",
 )
 FREEMAIL = ("gmail.com", "outlook.com", "gmx.net", "yahoo.com", "proton.me")
+TICKETING = ("zendesk.com", "freshdesk.com", "billtrust.com")  # AR / help-desk services vendors reply through
 
 GREETING = ("Hello {to},", "Hi {to},", "Dear {to},", "Good morning {to},", "Dear Accounts Payable team,")
 SIGN_OFF = ("Kind regards", "Best regards", "Many thanks", "Thanks", "Regards")

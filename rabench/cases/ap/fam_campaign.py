@@ -29,6 +29,7 @@ CAMPAIGN_VARIANTS = {
     "shared_account_benign": 0.15,
     "batch_benign": 0.15,
 }
+BLANKET_PO = 0.5  # of genuine split batches: call-offs invoiced against one blanket PO (docs/ap.md, "Ambiguity")
 CAMPAIGN_COUNTRIES = ("DE", "FR", "ES", "NL", "GB", "US", "AT", "IE")
 FACTORS = ("Allianz Trade Finance", "Eurofactor", "Close Brothers Invoice Finance", "Bibby Financial Services")
 _NOTE = "Receivables assigned: please pay only to our factoring partner {factor}, account {account}."
@@ -81,6 +82,7 @@ def campaign(w: World, variant: str) -> APLabel:
         po = f"PO-45{int(rng.integers(10000, 99999))}"
         base = new_invoice(rng, v, buyer, day, po_number=po)
         seq = int(rng.integers(100, 9000))
+        blanket = rng.random() < BLANKET_PO
         for i in range(k):
             near = variant == "split_fraud" or rng.random() < near_share
             if variant == "split_fraud":
@@ -88,18 +90,22 @@ def campaign(w: World, variant: str) -> APLabel:
                 number = base.number[:-4] + f"{seq + i:04d}" if base.number[-4:].isdigit() else f"{base.number}-{i + 1}"
                 inv = new_invoice(rng, v, buyer, issued, po_number=po if rng.random() < 0.8 else None)
                 inv = replace(inv, number=number)
-            else:
+            else:  # call-offs under one blanket PO as often as not, else one PO per order
                 issued = when()
-                inv = new_invoice(rng, v, buyer, issued, po_number=f"PO-45{int(rng.integers(10000, 99999))}")
+                inv = new_invoice(
+                    rng, v, buyer, issued, po_number=po if blanket else f"PO-45{int(rng.integers(10000, 99999))}"
+                )
             invs.append(_near(rng, inv, _amount(rng, buyer.threshold, near)))
         if variant == "split_fraud":
-            reasons = ["threshold_splitting"] + (["coordinated_timing"] if spread <= 4 else [])
+            reasons = ["threshold_splitting"]
     else:
         group = [v] + [
             make_vendor(rng, f"V-{int(rng.integers(10000, 99000))}", country=v.country)
             for _ in range(k - 1 if variant == "batch_benign" else int(rng.integers(1, 3)))
         ]
         shared: Account | None = None
+        if variant == "shared_account_benign":
+            reasons.append("shared_bank_account")  # the accounts are shared (to a factor): an observation
         if variant == "shared_account_fraud":
             shared = new_account(rng, str(rng.choice(["GB", "NL", "DE", "ES"])) if v.country != "US" else "US")
             if rng.random() < 0.5:  # shell vendors onboarded with one account
@@ -112,7 +118,7 @@ def campaign(w: World, variant: str) -> APLabel:
                 ]
             else:
                 reasons += ["bank_account_changed", "bank_change_unverified"]
-            reasons += ["shared_bank_account"] + (["coordinated_timing"] if spread <= 4 else [])
+            reasons += ["shared_bank_account"]
         elif variant == "shared_account_benign":
             shared = new_account(rng, v.country)
             factor = str(rng.choice(FACTORS))
@@ -142,6 +148,8 @@ def campaign(w: World, variant: str) -> APLabel:
                     inv = replace(inv, notes=(_NOTE.format(factor=factor, account=inv.account.number),))
             invs.append(inv)
     invs.sort(key=lambda x: (x.issued, x.number))
+    if spread <= 4:  # the batch was issued within a few days: what the dates show, fraud or not
+        reasons.append("coordinated_timing")
     w.submitted = max(x.issued for x in invs) + (w.submitted - w.issued)
     names: list[str] = []
     first: tuple[str, dict[str, GoldField], list[GoldLineItem]] | None = None
@@ -175,5 +183,14 @@ def campaign(w: World, variant: str) -> APLabel:
             campaign=links,
         )
     return make_label(
-        "campaign", difficulty, "safe", "PAY", ["PAY"], subject=name, fields=fields, items=items, twin=True
+        "campaign",
+        difficulty,
+        "safe",
+        "PAY",
+        ["PAY"],
+        subject=name,
+        fields=fields,
+        items=items,
+        reasons=reasons,
+        twin=True,
     )

@@ -34,15 +34,28 @@ INBOX_VARIANTS = {
     "urgent_genuine": 0.12,
     "bank_change_verified": 0.16,
     "exec_genuine": 0.12,
-    "lookalike_bank": 0.16,
-    "replyto_spoof": 0.10,
+    "lookalike_bank": 0.10,
+    "replyto_spoof": 0.08,
+    "compromised_mailbox": 0.08,
     "ceo_fraud": 0.12,
     "callback_trap": 0.12,
 }
 SILENT_SWAP = 0.3  # of fraudulent bank changes: the doctored invoice alone carries the new account
-_BANK = {"bank_change_verified", "lookalike_bank", "replyto_spoof", "callback_trap"}
+# Relations that look like fraud on genuine mail (rates and sources: docs/ap.md, "Ambiguity"):
+MIGRATED_DOMAIN = 0.15  # the vendor writes from a new or second domain the master does not list yet
+TICKET_REPLY_TO = 0.15  # replies go to the vendor's ticketing / AR-automation address
+FORWARD_DMARC_FAIL = 0.08  # forwarded through a list or a colleague's rule: DMARC fails on genuine mail
+NEW_PHONE = 0.15  # the signature gives a direct line, not the switchboard on file
+# ... and fraud that looks genuine:
+VALID_LOOKING_TRAIL = 0.5  # of compromised-mailbox frauds: an approved change, called back on the mail's number
+MASTER_PHONE_HIJACK = 0.5  # of callback traps: the phone on file was changed first, without a change reference
+PHONE_CHANGED_PROPERLY = (
+    0.4  # of verified genuine bank changes: the phone on file was changed months ago, with a reference
+)
+EXEC_MAILBOX_TAKEOVER = 0.3  # of CEO frauds: sent from the executive's real, compromised mailbox
+_BANK = {"bank_change_verified", "lookalike_bank", "replyto_spoof", "callback_trap", "compromised_mailbox"}
 _EXEC = {"exec_genuine", "ceo_fraud"}
-_FRAUD = {"lookalike_bank", "replyto_spoof", "ceo_fraud", "callback_trap"}
+_FRAUD = {"lookalike_bank", "replyto_spoof", "ceo_fraud", "callback_trap", "compromised_mailbox"}
 
 
 def inbox_bec(w: World, variant: str) -> APLabel:
@@ -84,9 +97,30 @@ def inbox_bec(w: World, variant: str) -> APLabel:
             reasons.append("bank_change_unverified")
     contact = v.contacts[0]
     phone = v.phone
-    if fraud and variant != "ceo_fraud":
+    if (fraud and variant != "ceo_fraud") or (not fraud and rng.random() < NEW_PHONE):
         phone = other_phone(rng, v)
-        if variant == "callback_trap":
+    mv = v  # the vendor as the master shows it
+    if variant == "callback_trap" and rng.random() < MASTER_PHONE_HIJACK:
+        changed = inv.issued - timedelta(days=int(rng.integers(3, 20)))
+        mv = replace(v, phone=phone, phone_changed=(changed.isoformat(), None, v.phone))
+    if variant == "bank_change_verified" and rng.random() < PHONE_CHANGED_PROPERLY:
+        phone = other_phone(rng, v)
+        changed = inv.issued - timedelta(days=int(rng.integers(60, 400)))
+        mv = replace(
+            v, phone=phone, phone_changed=(changed.isoformat(), f"CDR-{int(rng.integers(10000, 99999))}", v.phone)
+        )
+        approval = approval_record(
+            rng,
+            mv,
+            inv.account,
+            inv.issued - timedelta(days=2),
+            via="email",
+            called=phone,
+            outcome="confirmed",
+            approver2=True,
+        )
+    if fraud and variant != "ceo_fraud":
+        if variant == "callback_trap" or (variant == "compromised_mailbox" and rng.random() < VALID_LOOKING_TRAIL):
             approval = approval_record(
                 rng,
                 v,
@@ -95,42 +129,53 @@ def inbox_bec(w: World, variant: str) -> APLabel:
                 via="email",
                 called=phone,
                 outcome="confirmed",
-                approver2=rng.random() < 0.5,
+                approver2=variant == "compromised_mailbox" or rng.random() < 0.5,
             )
-        elif variant == "lookalike_bank" and rng.random() < 0.3:
+        elif variant in ("lookalike_bank", "compromised_mailbox") and rng.random() < 0.3:
             approval = approval_record(
                 rng, v, inv.account, inv.issued, via="email", called=None, outcome="", approver2=False
             )
     # Who sends the newest message.
     sender_name, sender, reply_to, aligned = contact.name, contact.email, None, True
+    genuine_vendor_mail = not fraud and variant not in _EXEC
+    if genuine_vendor_mail and rng.random() < MIGRATED_DOMAIN:
+        sender = f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
+    if genuine_vendor_mail and rng.random() < TICKET_REPLY_TO:
+        reply_to = f"{str(rng.choice(['billing', 'ar', 'invoices', 'support']))}@{slug(v.name)}.{str(rng.choice(em.TICKETING))}"
+    if not fraud and rng.random() < FORWARD_DMARC_FAIL:
+        aligned = False
     if variant in ("lookalike_bank", "callback_trap"):
         sender = f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
-        reasons += ["sender_domain_mismatch", "lookalike_domain", "display_name_spoof"]
     elif variant == "replyto_spoof":
         reply_to = (
             f"{slug(contact.name).replace('-', '.')}@{str(rng.choice(em.FREEMAIL))}"
-            if rng.random() < 0.5
+            if rng.random() < 0.4
+            else f"{str(rng.choice(['billing', 'ar', 'invoices']))}@{slug(v.name)}-{str(rng.choice(em.TICKETING))}"
+            if rng.random() < 0.3
             else f"{contact.email.split('@')[0]}@{lookalike_domain(v.domain, rng)}"
         )
-        aligned = False
-        reasons.append("reply_to_mismatch")
+        aligned = rng.random() < 0.5  # a forged From fails DMARC; a spoofer's own relay may sign it
     exec_name, exec_title = EXECUTIVES[int(rng.integers(len(EXECUTIVES)))]
     if variant in _EXEC:
         sender_name = exec_name
         local = slug(exec_name).replace("-", ".")
         sender = f"{local}@{b.domain}"
         if variant == "ceo_fraud":
-            sender = (
-                f"{local}@{lookalike_domain(b.domain, rng)}"
-                if rng.random() < 0.6
-                else f"{local}.office@{str(rng.choice(em.FREEMAIL))}"
-            )
-            reasons += [
-                "executive_impersonation",
-                "display_name_spoof",
-                "sender_domain_mismatch",
-                "vendor_not_in_master",
-            ]
+            reasons += ["executive_impersonation", "vendor_not_in_master"]
+            if rng.random() >= EXEC_MAILBOX_TAKEOVER:
+                sender = (
+                    f"{local}@{lookalike_domain(b.domain, rng)}"
+                    if rng.random() < 0.6
+                    else f"{local}.office@{str(rng.choice(em.FREEMAIL))}"
+                )
+    # Sender codes name what the headers show against the master, for genuine and fraud mail alike.
+    domain = sender.split("@")[1]
+    if domain not in (v.domain, b.domain):
+        reasons += ["sender_domain_mismatch", "display_name_spoof"]
+        if domain not in em.FREEMAIL:
+            reasons.append("lookalike_domain")
+    if reply_to is not None and reply_to.split("@")[1] != domain:
+        reasons.append("reply_to_mismatch")
     amount = money(inv.total, inv.currency, payee.country, code=True)
     parts: list[str] = []
     if variant in _EXEC:
@@ -156,14 +201,15 @@ def inbox_bec(w: World, variant: str) -> APLabel:
     if skip:
         parts.append(str(rng.choice(em.SKIP_CONTROL)))
         reasons.append("policy_bypass_pressure")
-    if email_only:
+    if email_only:  # what the mail says, whoever wrote it
         parts.append(str(rng.choice(em.EMAIL_ONLY)))
-        if variant in _BANK and fraud:
-            reasons.append("callback_discouraged")
+        reasons.append("callback_discouraged")
     if call_us:
         parts.append(str(rng.choice(em.CALL_US)).format(phone=phone))
-        if phone != v.phone and variant != "ceo_fraud":
-            reasons.append("callback_number_changed")
+    if (phone != mv.phone or (mv.phone_changed and mv.phone_changed[1] is None)) and variant not in _EXEC:
+        reasons.append(
+            "callback_number_changed"
+        )  # not the number on file, or the one on file changed without a reference
     signature = [exec_title, b.entity] if variant in _EXEC else [v.name, phone, f"www.{v.domain}"]
     to_name = staff_name
     sent = datetime(
@@ -245,7 +291,7 @@ def inbox_bec(w: World, variant: str) -> APLabel:
     )
     if approval is not None:
         w.add("approval.json", approval, "application/json", "approval")
-    w.add("vendor_master.json", vendor_master([v] + w.others[:4], w.submitted), "application/json", "vendor_master")
+    w.add("vendor_master.json", vendor_master([mv] + w.others[:4], w.submitted), "application/json", "vendor_master")
     entries = history(rng, v, w.ids, inv.issued, months=int(rng.integers(4, 14)))
     for o in w.others[:2]:
         entries += history(rng, o, w.ids, inv.issued, months=int(rng.integers(2, 8)))
@@ -257,6 +303,7 @@ def inbox_bec(w: World, variant: str) -> APLabel:
         "bank_change_verified": "hard",
         "exec_genuine": "hard",
         "lookalike_bank": "hard",
+        "compromised_mailbox": "expert",
         "replyto_spoof": "hard",
         "ceo_fraud": "medium",
         "callback_trap": "expert",

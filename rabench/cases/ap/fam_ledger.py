@@ -29,6 +29,12 @@ LEDGER_VARIANTS = {
     "bank_wrong_callback": 0.09,
     "master_updated": 0.10,
 }
+# Ledger noise drawn for every variant (rates: docs/ap.md, "Ambiguity"): credit notes against
+# other, older invoices of the vendor (a credit note is no sign of a re-issue by itself), and
+# another vendor's paid invoice with the same number (sequential numbering schemes collide
+# across suppliers; a duplicate is the same vendor's number).
+OTHER_CREDIT_NOTE = 0.30
+CROSS_VENDOR_NUMBER = 0.20
 # Genuine invoices reach AP late too (found at a statement reconciliation, resent after a lost mail):
 # an old invoice date is what every exact duplicate shows, so it must not be a label by itself.
 LATE_SHARE = 0.35
@@ -75,7 +81,7 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
 
     def posted(number: str, issued, amount: int, status: str = "paid", doc_type: str = "invoice") -> Entry:  # type: ignore[no-untyped-def]
         return Entry(
-            w.ids(),
+            w.ids(issued + timedelta(days=2)),
             issued + timedelta(days=2),
             v,
             doc_type,
@@ -176,6 +182,45 @@ def duplicate_bank_change(w: World, variant: str) -> APLabel:
                             rng, v, new, requested, via=via, called=None, outcome="", approver2=False
                         )
         inv = replace(inv, account=new)
+    mine = [e for e in entries if e.vendor is v and e.doc_type == "invoice" and e.status == "paid"]
+    if mine and rng.random() < OTHER_CREDIT_NOTE:
+        e = mine[int(rng.integers(len(mine)))]
+        day = e.issued + timedelta(days=int(rng.integers(5, 25)))
+        entries.append(
+            Entry(
+                w.ids(day),
+                day,
+                v,
+                "credit_note",
+                f"CN-{e.number}",
+                day,
+                e.po_number,
+                -(e.amount // int(rng.choice([1, 2, 4, 10]))),
+                cur,
+                v.account.number,
+                "credited",
+                None,
+            )
+        )
+    if w.others and rng.random() < CROSS_VENDOR_NUMBER:
+        o = w.others[0]
+        day = inv.issued - timedelta(days=int(rng.integers(5, 200)))
+        entries.append(
+            Entry(
+                w.ids(day),
+                day,
+                o,
+                "invoice",
+                inv.number,
+                day - timedelta(days=2),
+                "",
+                inv.total if rng.random() < 0.3 else inv.total // 3 + 1,
+                o.c.currency,
+                o.account.number,
+                "paid",
+                day,
+            )
+        )
     name, fields, items = invoice_doc(w, inv)
     dup = [Link(x.kind, name if x.source == "invoice" else x.source, x.target) for x in dup]
     if approval is not None:

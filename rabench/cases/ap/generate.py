@@ -27,7 +27,7 @@ from rabench.cases.synth.build import rng_for
 from rabench.contracts.ap import APCase, APDocument, APLabel
 from rabench.contracts.case import SuiteHeader
 
-GENERATOR_VERSION = "rabench-ap 1.0"
+GENERATOR_VERSION = "rabench-ap 1.1"
 REVERSE_CHARGE_COUNTRIES = ("DE", "FR", "ES", "NL", "AT", "IE")
 Progress = Callable[[int, int], None]
 

@@ -49,7 +49,7 @@ def dumps(obj: object) -> bytes:
 
 
 def vendor_record(v: Vendor, *, change_ref: str | None = None) -> dict[str, object]:
-    return {
+    rec: dict[str, object] = {
         "vendor_id": v.vendor_id,
         "name": v.name,
         "country": v.country,
@@ -69,6 +69,10 @@ def vendor_record(v: Vendor, *, change_ref: str | None = None) -> dict[str, obje
             "change_ref": change_ref if v.bank_changed else None,
         },
     }
+    if v.phone_changed is not None:  # keys without "phone" in them: the number before is not on file
+        on, ref, before = v.phone_changed
+        rec["contact_change"] = {"changed_on": on, "change_ref": ref, "previous_number": before}
+    return rec
 
 
 def vendor_master(
@@ -144,15 +148,20 @@ def ledger_csv(entries: list[Entry]) -> bytes:
 
 
 class EntryIds:
-    """Ledger entry ids: a case-local random start, then increasing in the order entries are made
-    (the extract lists them by posting date)."""
+    """Ledger entry ids: a case-local random base plus the posting day, so ids rise in posting-date
+    order whatever order the generator makes the entries in (an entry planted after the history
+    must not stand out by the highest id); entries posted the same day get the next free number."""
 
     def __init__(self, rng: np.random.Generator):
-        self.next = int(rng.integers(1000, 90000))
+        self.base = int(rng.integers(1000, 90000))
+        self.used: set[int] = set()
 
-    def __call__(self) -> str:
-        self.next += 1 + int(self.next % 3)
-        return f"LED-{self.next:06d}"
+    def __call__(self, posted: date) -> str:
+        n = self.base + (posted - date(2020, 1, 1)).days * 3
+        while n in self.used:
+            n += 1
+        self.used.add(n)
+        return f"LED-{n:06d}"
 
 
 def history(
@@ -180,8 +189,8 @@ def history(
         paid = issued + timedelta(days=v.payment_terms - int(rng.integers(0, 5)))
         out.append(
             Entry(
-                ids(),
-                issued + timedelta(days=int(rng.integers(1, 5))),
+                ids(posted := issued + timedelta(days=int(rng.integers(1, 5)))),
+                posted,
                 v,
                 "invoice",
                 invoice_number(rng, v, issued),

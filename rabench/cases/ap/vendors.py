@@ -426,6 +426,8 @@ class Vendor:
     trade: str
     previous_accounts: tuple[Account, ...] = field(default=())
     bank_changed: str | None = None  # ISO date of the last approved bank change
+    # the last change of the phone on file: (ISO date, change reference or None, the number before)
+    phone_changed: tuple[str, str | None, str] | None = None
 
     @property
     def c(self) -> Country:

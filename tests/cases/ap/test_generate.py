@@ -148,3 +148,13 @@ def test_ids_and_order_say_nothing_about_the_family(cases):
     families = [lc.case.label.family for lc in cases]
     assert [lc.case.id for lc in cases] == [f"c{i:05d}" for i in range(40)]
     assert families[:8] != [families[0]] * 8  # shuffled, not grouped by family
+
+
+def test_ledger_ids_rise_with_the_posting_date(cases):
+    """Issue 31: a planted original must not stand out as the entry with the highest id."""
+    for lc in cases:
+        for d in lc.case.by_role("ledger"):
+            rows = list(csv.DictReader(io.StringIO(lc.read(d.name).decode("utf-8"))))
+            keys = [(r["posting_date"], int(r["entry_id"].split("-")[1])) for r in rows]
+            assert [k[1] for k in sorted(keys)] == sorted(k[1] for k in keys), lc.case.id
+            assert len({k[1] for k in keys}) == len(keys), lc.case.id
