@@ -38,3 +38,11 @@ xmp_metadata
 # The catalogue of allowed values, kept beside the code that uses the values one by one.
 LAYOUTS  # (rabench/cases/synth/catalogue.py)
 TAX_STYLES  # (rabench/cases/synth/till.py)
+
+# The Suite protocol's declared parts (rabench/suites/base.py), read by the registry's callers
+# and by the tests through getattr; SUITE is what the registry loads by name.
+request_type
+answer_type
+generate_help
+SUITE
+rules  # (rabench/cases/ap/relations.py FamilyFit: the fitted tree, kept for printing)

@@ -46,6 +46,6 @@ class Breaker:
             "error",
             0,
             None,
-            error=f"{BREAKER}: {self.provider} failed {self.in_a_row} calls in a row; "
-            "not sent (rabench run --resume sends it)",
+            error=f"{BREAKER}: {self.provider} failed {self.in_a_row} calls in a row "
+            f"(last: {self.last_error[:200]}); not sent (rabench run --resume sends it)",
         )

@@ -74,8 +74,3 @@ def failure_cause(
             cause = f": {why[0]}" if why else ""
             return f"rabench: {target}: {bad} of {n} calls failed{cause}"
     return None
-
-
-def format_errors(errors: dict[str, list[tuple[str, int]]]) -> list[str]:
-    """One line per (target, message): ``TARGET:   41x Cannot connect to host #.#.#.#:# ...``."""
-    return [f"{t}:   {n}x {msg}" for t, rows in errors.items() for msg, n in rows]

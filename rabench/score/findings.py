@@ -66,7 +66,7 @@ def pick_reference(named: list[str], kinds: dict[str, str], reference: str | Non
             raise UserError(f"--reference {reference}: not a target of these runs (they have {', '.join(named)})")
         return reference
     ours = [t for t in named if kinds.get(t) == "self"]
-    return (ours or named or [None])[0]
+    return (ours or named)[0] if named else None
 
 
 def findings(
@@ -75,6 +75,8 @@ def findings(
     """The reference (``pick_reference``) against every other target, in the order named."""
     named = named or [t.id for t in targets]
     ref = pick_reference(named, {t.id: t.info.kind for t in targets}, reference)
+    if ref is None:
+        return []
     head = {(r.target, r.task, r.metric): r for r in rows if r.stratum == ALL}
     keys = sorted({(r.task, r.metric) for r in rows if r.stratum == ALL}, key=lambda k: ORDER[k])
     out: list[Finding] = []
