@@ -10,7 +10,7 @@ from rabench.run import config as cfg
 from rabench.run import respcache
 from rabench.run.dryrun import format_estimates
 from rabench.run.executor import cluster_concurrency, with_executor
-from rabench.run.failures import failure_cause, top_errors
+from rabench.run.failures import failure_causes, top_errors
 from rabench.run.manifest import RUN_JSON
 from rabench.run.outcomes import OUTCOMES
 from rabench.run.retry import RetryPolicy
@@ -88,11 +88,10 @@ def _run(args: argparse.Namespace) -> int:
     if summary.budget_stop:
         print(summary.budget_stop, file=sys.stderr)
         return 1
-    cause = failure_cause(summary.statuses, errors, args.max_error_rate)
-    if cause:
-        print(cause, file=sys.stderr)
-        return 1
-    return 0
+    causes = failure_causes(summary.statuses, errors, args.max_error_rate)
+    for line in causes:
+        print(line, file=sys.stderr)
+    return 1 if causes else 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:

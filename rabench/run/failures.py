@@ -56,14 +56,16 @@ def top_errors(path: Path, top: int = TOP) -> dict[str, list[tuple[str, int]]]:
     return {t: c.most_common(top) for t, c in counts.items()}
 
 
-def failure_cause(
+def failure_causes(
     statuses: dict[str, dict[str, int]], errors: dict[str, list[tuple[str, int]]], max_error_rate: float = 1.0
-) -> str | None:
-    """The one line naming why the run failed, or None. A target fails when none of its calls
-    in this session was ``ok`` (every one failed), or when its share of non-ok outcomes passes
-    ``max_error_rate`` (1.0, the default: only a target whose every call failed). A call failed
-    when it ended ``error`` or ``timeout``; ``invalid_output`` and ``refusal`` are answers the
-    target gave (the spec scores them as results), so they never fail the run."""
+) -> list[str]:
+    """One line per target that failed the run, naming why (empty: the run did not fail). A
+    target fails when none of its calls in this session was ``ok`` (every one failed), or when
+    its share of failed calls passes ``max_error_rate`` (1.0, the default: only a target whose
+    every call failed). A call failed when it ended ``error`` or ``timeout``; ``invalid_output``
+    and ``refusal`` are answers the target gave (the spec scores them as results), so they never
+    fail the run."""
+    lines = []
     for target, by_status in statuses.items():
         n = sum(by_status.values())
         if not n:
@@ -72,5 +74,5 @@ def failure_cause(
         if bad == n or bad / n > max_error_rate:
             why = [m for m, _ in errors.get(target, []) if not m.startswith(BREAKER)]
             cause = f": {why[0]}" if why else ""
-            return f"rabench: {target}: {bad} of {n} calls failed{cause}"
-    return None
+            lines.append(f"rabench: {target}: {bad} of {n} calls failed{cause}")
+    return lines

@@ -28,10 +28,16 @@ _outcome_decoder = msgspec.json.Decoder(Outcome)
 OutcomeDecode = Callable[[memoryview], Outcome]
 
 
+def _decode_v2(line: memoryview) -> Outcome:
+    return _outcome_decoder.decode(line)
+
+
 def outcome_decoder(manifest: RunManifest) -> OutcomeDecode:
     """How to read the run's outcome lines: as its contracts version wrote them (a version-1
-    line keeps an AP answer in ``ap_verdict``: ``decode_outcome_v1`` moves it to ``verdict``)."""
-    return decode_outcome_v1 if manifest.contracts_version == 1 else _outcome_decoder.decode
+    line keeps an AP answer in ``ap_verdict``: ``decode_outcome_v1`` moves it to ``verdict``).
+    Module-level functions, not a Decoder's bound method: an OutcomeLines is sent to Ray workers
+    by pickle, and a msgspec Decoder does not pickle."""
+    return decode_outcome_v1 if manifest.contracts_version == 1 else _decode_v2
 
 
 @dataclass(slots=True)
@@ -154,7 +160,7 @@ class OutcomeLines:
         start: np.ndarray,
         end: np.ndarray,
         extra: dict[int, Outcome],
-        decode: OutcomeDecode = _outcome_decoder.decode,
+        decode: OutcomeDecode = _decode_v2,
     ):
         self._decode = decode
         self._data = data

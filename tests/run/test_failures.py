@@ -9,7 +9,7 @@ import pytest
 
 from rabench.cli.main import main
 from rabench.run.breaker import BREAKER, TRIP_AFTER
-from rabench.run.failures import failure_cause, normalise
+from rabench.run.failures import failure_causes, normalise
 from rabench.run.outcomes import OUTCOMES, read_outcomes, scan_done
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,10 +23,13 @@ def test_same_cause_other_port_groups():
 
 
 def test_cause_names_target_only_when_it_failed():
-    assert failure_cause({"t": {"ok": 3, "error": 1}}, {}) is None
-    assert failure_cause({"t": {"ok": 3, "error": 1}}, {}, max_error_rate=0.2) == "rabench: t: 1 of 4 calls failed"
-    line = failure_cause({"t": {"error": 2}}, {"t": [("boom #", 2)]})
-    assert line == "rabench: t: 2 of 2 calls failed: boom #"
+    assert failure_causes({"t": {"ok": 3, "error": 1}}, {}) == []
+    assert failure_causes({"t": {"ok": 3, "error": 1}}, {}, max_error_rate=0.2) == ["rabench: t: 1 of 4 calls failed"]
+    lines = failure_causes({"t": {"error": 2}}, {"t": [("boom #", 2)]})
+    assert lines == ["rabench: t: 2 of 2 calls failed: boom #"]
+    # every failing target is named, each on its own line; an invalid answer is not a failed call
+    both = failure_causes({"a": {"timeout": 1}, "b": {"ok": 1}, "c": {"error": 2}, "d": {"invalid_output": 3}}, {})
+    assert both == ["rabench: a: 1 of 1 calls failed", "rabench: c: 2 of 2 calls failed"]
 
 
 def test_unreachable_provider_run_is_loud_bounded_and_resumable(tmp_path, monkeypatch, capsys):

@@ -27,7 +27,7 @@ HEALTHY, FLAKY, SLOW, BROKEN = (
 PRICES = tomllib.loads(resources.files("rabench").joinpath("data", "prices-2026-11-29.toml").read_text())["models"]
 
 
-def test_full_run_with_three_diy_targets_against_the_fake(tmp_path, monkeypatch):
+def test_full_run_with_three_diy_targets_against_the_fake(tmp_path, monkeypatch, capsys):
     suite = make_suite(tmp_path / "suite", N)
     fast = Latency(dist="uniform", min_ms=1, max_ms=10)
     profile = Profile(
@@ -74,7 +74,11 @@ def test_full_run_with_three_diy_targets_against_the_fake(tmp_path, monkeypatch)
                 BROKEN,
             ]
         )
-    assert code == 0
+    # the slow and the broken target failed every call: the run says so and exits 1
+    assert code == 1
+    err = capsys.readouterr().err.splitlines()
+    assert f"rabench: {SLOW}: {N} of {N} calls failed: no answer within # s (attempt #)" in err
+    assert any(line.startswith(f"rabench: {BROKEN}: {N} of {N} calls failed: transport failure") for line in err)
     outcomes = [
         msgspec.json.decode(line, type=Outcome)
         for line in (out / "outcomes.jsonl").read_bytes().splitlines()
