@@ -201,7 +201,10 @@ def test_ctrl_c_while_rabench_starts_is_one_line_and_130(tmp_path, delay_s):
     assert "Traceback" not in text
     # Once the run has begun, the same line names the command that resumes it.
     last = text.strip().splitlines()[-1]
-    assert last in ("rabench: interrupted", f"rabench: interrupted; resume with: rabench run --resume --out {tmp_path / 'run'}"), last
+    assert last in (
+        "rabench: interrupted",
+        f"rabench: interrupted; resume with: rabench run --resume --out {tmp_path / 'run'}",
+    ), last
 
 
 def test_ctrl_c_while_a_suite_is_generated(tmp_path):
